@@ -1,0 +1,133 @@
+//===- Fp8qOps.td - fp8q operations ------------------------*- tablegen -*-===//
+
+#ifndef FP8Q_DIALECT_IR_FP8QOPS_TD
+#define FP8Q_DIALECT_IR_FP8QOPS_TD
+
+include "fp8q/Dialect/IR/Fp8qAttributes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Fp8q_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Fp8q_Dialect, mnemonic, traits>;
+
+def Fp8q_Float8 : AnyTypeOf<[F8E4M3FN, F8E4M3FNUZ], "fp8 (f8E4M3FN or f8E4M3FNUZ)">;
+def Fp8q_ActTensor : TensorRankOf<[BF16, F16, F32], [2]>;
+def Fp8q_Fp8Tensor : TensorRankOf<[Fp8q_Float8], [2]>;
+def Fp8q_ScaleTensor : TensorRankOf<[F32], [2]>;
+def Fp8q_OutTensor : TensorRankOf<[BF16], [2]>;
+
+def Fp8q_QuantizeOp : Fp8q_Op<"quantize", [Pure]> {
+  let summary = "per-1xg activation quantization to FP8";
+  let description = [{
+    Quantizes x [M, K] per group of `group_size` consecutive elements along
+    K: scale = max(amax, 1e-10) / fp8_max, q = rne(x / scale) saturated.
+    The scale result's type decides the layout the kernel writes, so a
+    column-major (transposed) write is fused into the quantization.
+
+    ```mlir
+    %q, %s = fp8q.quantize %x {group_size = 128}
+        : tensor<?x7168xbf16> -> tensor<?x7168xf8E4M3FN>,
+          tensor<?x56xf32, #fp8q.layout<col_major>>
+    ```
+  }];
+  let arguments = (ins Fp8q_ActTensor:$x,
+                       DefaultValuedAttr<I64Attr, "128">:$group_size);
+  let results = (outs Fp8q_Fp8Tensor:$q, Fp8q_ScaleTensor:$scale);
+  let assemblyFormat = [{
+    $x attr-dict `:` type($x) `->` type($q) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fp8q_RmsNormQuantizeOp : Fp8q_Op<"rms_norm_quantize", [Pure]> {
+  let summary = "fused RMSNorm and per-1xg FP8 quantization";
+  let description = [{
+    y = x / sqrt(mean(x^2) + epsilon) * gamma per row, rounded to x's
+    element type, then quantized like `fp8q.quantize`. With
+    `keep_unquantized` the rounded y is the third result.
+
+    ```mlir
+    %q, %s, %y = fp8q.rms_norm_quantize %x, %gamma
+        {epsilon = 1.0e-06 : f32, keep_unquantized}
+        : tensor<?x6144xbf16>, tensor<6144xbf16> -> tensor<?x6144xf8E4M3FN>,
+          tensor<?x48xf32>, tensor<?x6144xbf16>
+    ```
+  }];
+  let arguments = (ins Fp8q_ActTensor:$x,
+                       TensorRankOf<[BF16, F16, F32], [1]>:$gamma,
+                       DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "128">:$group_size,
+                       UnitAttr:$keep_unquantized);
+  let results = (outs Fp8q_Fp8Tensor:$q, Fp8q_ScaleTensor:$scale,
+                      Optional<Fp8q_ActTensor>:$unquantized);
+  let assemblyFormat = [{
+    $x `,` $gamma attr-dict `:` type($x) `,` type($gamma) `->` type($q) `,`
+    type($scale) (`,` type($unquantized)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Fp8q_GemmOp : Fp8q_Op<"gemm", [Pure]> {
+  let summary = "block-scale FP8 GEMM";
+  let description = [{
+    out[m, n] = sum_kb x_scale[m, kb] * w_scale[n / 128, kb] *
+                sum_{k in kb} q[m, k] * w[n, k], accumulated in fp32 and
+    rounded to bf16. `kernel` names the kernel family that runs it; its
+    contract (see the kernel-contract table) fixes the layouts it reads.
+
+    ```mlir
+    %y = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>}
+        : tensor<?x7168xf8E4M3FN>, tensor<?x56xf32, #fp8q.layout<col_major>>,
+          tensor<2112x7168xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>,
+          tensor<17x56xf32> -> tensor<?x2112xbf16>
+    ```
+  }];
+  let arguments = (ins Fp8q_Fp8Tensor:$q, Fp8q_ScaleTensor:$x_scale,
+                       Fp8q_Fp8Tensor:$w, Fp8q_ScaleTensor:$w_scale,
+                       OptionalAttr<Fp8q_KernelAttr>:$kernel);
+  let results = (outs Fp8q_OutTensor:$out);
+  let assemblyFormat = [{
+    $q `,` $x_scale `,` $w `,` $w_scale attr-dict `:`
+    type($q) `,` type($x_scale) `,` type($w) `,` type($w_scale) `->`
+    type($out)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fp8q_MaterializeOp : Fp8q_Op<"materialize", [Pure]> {
+  let summary = "re-store a scale in another physical layout";
+  let description = [{
+    Returns the same logical scale stored in the layout of the result type.
+    Idempotent: it folds away when the operand already has the result
+    layout, a chain of materializations is one materialization, and a
+    materialization between layouts that address the same bytes (see
+    `isNoCopy`) lowers to no copy.
+
+    ```mlir
+    %c = fp8q.materialize %s
+        : tensor<?x56xf32> -> tensor<?x56xf32, #fp8q.layout<col_major>>
+    ```
+  }];
+  let arguments = (ins Fp8q_ScaleTensor:$scale);
+  let results = (outs Fp8q_ScaleTensor:$result);
+  let assemblyFormat = "$scale attr-dict `:` type($scale) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// True when operand and result layouts address the same bytes, so the
+    /// materialization needs no copy.
+    bool isNoCopy();
+  }];
+}
+
+def Fp8q_PreshuffleOp : Fp8q_Op<"preshuffle", [Pure]> {
+  let summary = "permute an FP8 weight into the preshuffle_16x16 layout";
+  let arguments = (ins Fp8q_Fp8Tensor:$w);
+  let results = (outs Fp8q_Fp8Tensor:$result);
+  let assemblyFormat = "$w attr-dict `:` type($w) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // FP8Q_DIALECT_IR_FP8QOPS_TD

@@ -1,0 +1,27 @@
+//===- InitFp8q.h - Register fp8q dialects and passes -----------*- C++ -*-===//
+//
+// One entry point for drivers and plugins: the fp8q dialect, the upstream
+// dialects its passes create, and every fp8q pass and pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_INITFP8Q_H
+#define FP8Q_INITFP8Q_H
+
+#include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace fp8q {
+
+/// Adds the fp8q dialect to `registry`.
+inline void registerFp8qDialects(mlir::DialectRegistry &registry) {
+  registry.insert<Fp8qDialect>();
+}
+
+/// Registers every fp8q pass and pipeline with the global pass registry.
+inline void registerFp8qPassesAndPipelines() { registerFp8qPasses(); }
+
+} // namespace fp8q
+
+#endif // FP8Q_INITFP8Q_H

@@ -1,0 +1,19 @@
+//===- Fp8qDialect.cpp - fp8q dialect registration ------------------------===//
+
+#include "fp8q/Dialect/IR/Fp8qDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace fp8q;
+
+#include "fp8q/Dialect/IR/Fp8qDialect.cpp.inc"
+
+void Fp8qDialect::initialize() {
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "fp8q/Dialect/IR/Fp8qOps.cpp.inc"
+      >();
+}

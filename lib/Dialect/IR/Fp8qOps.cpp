@@ -1,0 +1,290 @@
+//===- Fp8qOps.cpp - fp8q operations --------------------------------------===//
+//
+// Structural verifiers (shapes, element types, group sizes) and folders.
+// Kernel contracts are not checked here: see --fp8q-verify-contracts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Dialect/IR/ScaleLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace fp8q;
+
+/// Weight scales cover 128x128 blocks and activation scales of a GEMM cover
+/// 1x128 groups; the block width is fixed by every kernel fp8q targets.
+static constexpr int64_t kScaleBlock = 128;
+
+/// Renders a shape as "?x56" for diagnostics.
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << '?';
+        else
+          os << d;
+      },
+      "x");
+  return text;
+}
+
+/// Two extents agree when equal or when either is dynamic.
+static bool compatibleDim(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
+/// Checks that `value`'s shape is compatible with `expected` (dynamic
+/// entries of either side match anything).
+static LogicalResult verifyShape(Operation *op, StringRef name, Value value,
+                                 ArrayRef<int64_t> expected) {
+  auto type = cast<RankedTensorType>(value.getType());
+  bool ok = type.getRank() == static_cast<int64_t>(expected.size());
+  for (int64_t d = 0; ok && d < type.getRank(); ++d)
+    ok = compatibleDim(type.getDimSize(d), expected[d]);
+  if (!ok)
+    return op->emitOpError() << name << " must have shape ["
+                             << formatShape(expected) << "], got ["
+                             << formatShape(type.getShape()) << "]";
+  return success();
+}
+
+/// Rejects static shapes whose element count overflows int64 and static
+/// zero extents: fp8q works on non-empty tensors only.
+static LogicalResult verifyExtents(Operation *op, StringRef name, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t count = 1;
+  for (int64_t d : type.getShape()) {
+    if (ShapedType::isDynamic(d))
+      continue;
+    if (d == 0)
+      return op->emitOpError() << name << " has a zero extent ["
+                               << formatShape(type.getShape())
+                               << "]; fp8q tensors must be non-empty";
+    if (llvm::MulOverflow(count, d, count))
+      return op->emitOpError() << name << " shape ["
+                               << formatShape(type.getShape())
+                               << "] overflows a 64-bit element count";
+  }
+  return success();
+}
+
+/// Only a scale layout (or nothing) may encode a scale operand or result.
+static LogicalResult verifyScaleEncoding(Operation *op, StringRef name,
+                                         Value value) {
+  Attribute encoding = cast<RankedTensorType>(value.getType()).getEncoding();
+  if (encoding && !isa<LayoutAttr>(encoding))
+    return op->emitOpError() << name << " encoding must be #fp8q.layout, got "
+                             << encoding;
+  return success();
+}
+
+/// Data tensors (activations, quantized activations) carry no encoding.
+static LogicalResult verifyNoEncoding(Operation *op, StringRef name,
+                                      Value value) {
+  Attribute encoding = cast<RankedTensorType>(value.getType()).getEncoding();
+  if (encoding)
+    return op->emitOpError() << name << " must not carry an encoding, got "
+                             << encoding;
+  return success();
+}
+
+/// Shared checks of quantize and rms_norm_quantize: x [M, K], q [M, K],
+/// scale [M, K / g].
+static LogicalResult verifyQuantizeShapes(Operation *op, Value x, Value q,
+                                          Value scale, int64_t groupSize) {
+  if (groupSize <= 0)
+    return op->emitOpError() << "group_size must be positive, got "
+                             << groupSize;
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t m = xType.getDimSize(0), k = xType.getDimSize(1);
+  if (ShapedType::isDynamic(k))
+    return op->emitOpError() << "K (dim 1 of x) must be static";
+  if (k % groupSize != 0)
+    return op->emitOpError() << "group_size " << groupSize
+                             << " must divide K = " << k;
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"x", x}, {"q", q}, {"scale", scale}})
+    if (failed(verifyExtents(op, name, value)))
+      return failure();
+  if (failed(verifyNoEncoding(op, "x", x)) ||
+      failed(verifyNoEncoding(op, "q", q)) ||
+      failed(verifyScaleEncoding(op, "scale", scale)))
+    return failure();
+  if (q.getType() != RankedTensorType::get(xType.getShape(),
+                                           cast<ShapedType>(q.getType())
+                                               .getElementType()))
+    return op->emitOpError() << "q must have the shape of x ["
+                             << formatShape(xType.getShape()) << "], got ["
+                             << formatShape(cast<ShapedType>(q.getType())
+                                                .getShape())
+                             << "]";
+  auto scaleType = cast<RankedTensorType>(scale.getType());
+  if (scaleType.getShape() != ArrayRef<int64_t>{m, k / groupSize})
+    return op->emitOpError()
+           << "scale must have shape [M, K / group_size] = ["
+           << formatShape({m, k / groupSize}) << "], got ["
+           << formatShape(scaleType.getShape()) << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeOp::verify() {
+  return verifyQuantizeShapes(*this, getX(), getQ(), getScale(),
+                              getGroupSize());
+}
+
+//===----------------------------------------------------------------------===//
+// RmsNormQuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RmsNormQuantizeOp::verify() {
+  if (failed(verifyQuantizeShapes(*this, getX(), getQ(), getScale(),
+                                  getGroupSize())))
+    return failure();
+  auto xType = cast<RankedTensorType>(getX().getType());
+  auto gammaType = cast<RankedTensorType>(getGamma().getType());
+  if (gammaType.getElementType() != xType.getElementType())
+    return emitOpError() << "gamma element type " << gammaType.getElementType()
+                         << " must match x element type "
+                         << xType.getElementType();
+  if (gammaType.getDimSize(0) != xType.getDimSize(1))
+    return emitOpError() << "gamma must have shape [K] = ["
+                         << xType.getDimSize(1) << "], got ["
+                         << formatShape(gammaType.getShape()) << "]";
+  float epsilon = getEpsilon().convertToFloat();
+  if (!std::isfinite(epsilon) || epsilon < 0.0f)
+    return emitOpError() << "epsilon must be finite and non-negative, got "
+                         << epsilon;
+  if (getKeepUnquantized() && !getUnquantized())
+    return emitOpError() << "keep_unquantized requires a third result, the "
+                            "unquantized normalized x";
+  if (!getKeepUnquantized() && getUnquantized())
+    return emitOpError() << "has a third (unquantized) result but no "
+                            "keep_unquantized attribute";
+  if (getUnquantized() && getUnquantized().getType() != xType)
+    return emitOpError() << "unquantized result must have the type of x "
+                         << xType << ", got " << getUnquantized().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmOp::verify() {
+  auto qType = cast<RankedTensorType>(getQ().getType());
+  auto wType = cast<RankedTensorType>(getW().getType());
+  int64_t m = qType.getDimSize(0), k = qType.getDimSize(1);
+  int64_t n = wType.getDimSize(0);
+  if (ShapedType::isDynamic(k))
+    return emitOpError() << "K (dim 1 of q) must be static";
+  if (ShapedType::isDynamic(n) || ShapedType::isDynamic(wType.getDimSize(1)))
+    return emitOpError() << "w must have a static shape [N, K], got ["
+                         << formatShape(wType.getShape()) << "]";
+  for (auto [name, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                             {"x_scale", getXScale()},
+                             {"w", getW()},
+                             {"w_scale", getWScale()},
+                             {"out", getOut()}})
+    if (failed(verifyExtents(*this, name, value)))
+      return failure();
+  if (k % kScaleBlock != 0)
+    return emitOpError() << "K = " << k << " must be a multiple of the "
+                         << kScaleBlock << "-wide scale block";
+  if (failed(verifyNoEncoding(*this, "q", getQ())) ||
+      failed(verifyScaleEncoding(*this, "x_scale", getXScale())))
+    return failure();
+  if (Attribute encoding = wType.getEncoding();
+      encoding && !isa<WeightLayoutAttr>(encoding))
+    return emitOpError() << "w encoding must be #fp8q.weight_layout, got "
+                         << encoding;
+  if (wType.getElementType() != qType.getElementType())
+    return emitOpError() << "w element type " << wType.getElementType()
+                         << " must match q element type "
+                         << qType.getElementType();
+  int64_t groups = k / kScaleBlock;
+  if (failed(verifyShape(*this, "w", getW(), {n, k})) ||
+      failed(verifyShape(*this, "x_scale", getXScale(), {m, groups})) ||
+      failed(verifyShape(*this, "w_scale", getWScale(),
+                         {llvm::divideCeilSigned(n, kScaleBlock), groups})) ||
+      failed(verifyShape(*this, "out", getOut(), {m, n})))
+    return failure();
+  if (ShapedType::isDynamic(
+          cast<RankedTensorType>(getWScale().getType()).getDimSize(0)))
+    return emitOpError() << "w_scale must have a static shape";
+  if (!getScaleLayout(cast<RankedTensorType>(getWScale().getType()))
+           .isRowMajor())
+    return emitOpError() << "w_scale must be row-major for every kernel";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MaterializeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaterializeOp::verify() {
+  auto sourceType = cast<RankedTensorType>(getScale().getType());
+  auto resultType = cast<RankedTensorType>(getType());
+  if (sourceType.getShape() != resultType.getShape())
+    return emitOpError() << "must keep the shape, got ["
+                         << formatShape(sourceType.getShape()) << "] -> ["
+                         << formatShape(resultType.getShape()) << "]";
+  if (failed(verifyScaleEncoding(*this, "operand", getScale())) ||
+      failed(verifyScaleEncoding(*this, "result", getResult())))
+    return failure();
+  return verifyExtents(*this, "scale", getScale());
+}
+
+bool MaterializeOp::isNoCopy() {
+  return areEquivalentScaleTypes(
+      cast<RankedTensorType>(getScale().getType()),
+      cast<RankedTensorType>(getType()));
+}
+
+OpFoldResult MaterializeOp::fold(FoldAdaptor) {
+  // Identity: the operand is already stored in the result layout.
+  if (getScale().getType() == getType())
+    return getScale();
+  // Chains: materialize(materialize(x)) re-stores x once.
+  if (auto inner = getScale().getDefiningOp<MaterializeOp>()) {
+    if (inner.getScale().getType() == getType())
+      return inner.getScale();
+    getScaleMutable().assign(inner.getScale());
+    return getResult();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// PreshuffleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PreshuffleOp::verify() {
+  auto sourceType = cast<RankedTensorType>(getW().getType());
+  auto resultType = cast<RankedTensorType>(getType());
+  if (isa_and_nonnull<WeightLayoutAttr>(sourceType.getEncoding()))
+    return emitOpError() << "operand is already preshuffled";
+  if (failed(verifyNoEncoding(*this, "operand", getW())))
+    return failure();
+  if (!isa_and_nonnull<WeightLayoutAttr>(resultType.getEncoding()))
+    return emitOpError()
+           << "result must carry #fp8q.weight_layout<preshuffle_16x16>";
+  if (sourceType.getShape() != resultType.getShape() ||
+      sourceType.getElementType() != resultType.getElementType())
+    return emitOpError() << "must keep shape and element type, got "
+                         << sourceType << " -> " << resultType;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "fp8q/Dialect/IR/Fp8qOps.cpp.inc"

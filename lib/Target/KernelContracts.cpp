@@ -1,0 +1,142 @@
+//===- KernelContracts.cpp - Kernel contracts for the compiler ------------===//
+
+#include "fp8q/Target/KernelContracts.h"
+#include "fp8q/Dialect/IR/ScaleLayout.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace fp8q {
+
+static_assert(static_cast<int>(Kernel::CkBpreshuffle) ==
+                      FP8Q_KERNEL_CK_BPRESHUFFLE &&
+                  static_cast<int>(Kernel::Ck) == FP8Q_KERNEL_CK &&
+                  static_cast<int>(Kernel::Triton) == FP8Q_KERNEL_TRITON &&
+                  static_cast<int>(Kernel::DeepGemm) ==
+                      FP8Q_KERNEL_DEEPGEMM &&
+                  static_cast<int>(Kernel::Cublas) == FP8Q_KERNEL_CUBLAS &&
+                  static_cast<int>(Kernel::Reference) ==
+                      FP8Q_KERNEL_REFERENCE,
+              "fp8q::Kernel and fp8q_kernel must agree");
+
+const fp8q_kernel_contract &getKernelContract(Kernel kernel) {
+  return fp8q_kernel_contracts[static_cast<int>(kernel)];
+}
+
+LayoutAttr getRequiredScaleLayout(Kernel kernel, MLIRContext *ctx) {
+  const fp8q_kernel_contract &c = getKernelContract(kernel);
+  switch (c.x_scale) {
+  case FP8Q_SCALE_ANY:
+    return {};
+  case FP8Q_SCALE_ROW_MAJOR:
+    return LayoutAttr::getRowMajor(ctx);
+  case FP8Q_SCALE_COL_MAJOR:
+    return LayoutAttr::getColMajor(ctx, c.x_scale_align);
+  }
+  llvm_unreachable("unknown scale requirement");
+}
+
+bool scaleLayoutSatisfies(Kernel kernel, LayoutAttr layout,
+                          ArrayRef<int64_t> shape) {
+  LayoutAttr required = getRequiredScaleLayout(kernel, layout.getContext());
+  return !required || areEquivalentLayouts(required, layout, shape);
+}
+
+bool weightLayoutSatisfies(Kernel kernel, Attribute encoding) {
+  switch (getKernelContract(kernel).weight) {
+  case FP8Q_WEIGHT_ANY:
+    return true;
+  case FP8Q_WEIGHT_PLAIN:
+    return !encoding;
+  case FP8Q_WEIGHT_PRESHUFFLE_16X16:
+    return isa_and_nonnull<WeightLayoutAttr>(encoding);
+  }
+  llvm_unreachable("unknown weight requirement");
+}
+
+std::string describeRequirement(Kernel kernel, GemmOperand operand) {
+  const fp8q_kernel_contract &c = getKernelContract(kernel);
+  if (operand == GemmOperand::Weight) {
+    switch (c.weight) {
+    case FP8Q_WEIGHT_ANY:
+      return "any weight layout";
+    case FP8Q_WEIGHT_PLAIN:
+      return "plain [N, K] weight";
+    case FP8Q_WEIGHT_PRESHUFFLE_16X16:
+      return "#fp8q.weight_layout<preshuffle_16x16>";
+    }
+  }
+  switch (c.x_scale) {
+  case FP8Q_SCALE_ANY:
+    return "any layout";
+  case FP8Q_SCALE_ROW_MAJOR:
+    return "#fp8q.layout<row_major> (strides (G, 1))";
+  case FP8Q_SCALE_COL_MAJOR:
+    if (c.x_scale_align == 1)
+      return "#fp8q.layout<col_major> (strides (1, M))";
+    return llvm::formatv("#fp8q.layout<col_major, align = {0}> (strides (1, "
+                         "roundup(M, {0})))",
+                         c.x_scale_align)
+        .str();
+  }
+  llvm_unreachable("unknown requirement");
+}
+
+unsigned getArchBit(TargetAttr target) {
+  return llvm::StringSwitch<unsigned>(target.getArch())
+      .Case("gfx942", FP8Q_ARCH_GFX942)
+      .Case("gfx950", FP8Q_ARCH_GFX950)
+      .Case("sm90", FP8Q_ARCH_SM90)
+      .Default(0);
+}
+
+Type getTargetFp8Type(TargetAttr target) {
+  MLIRContext *ctx = target.getContext();
+  if (fp8q_arch_fp8(getArchBit(target)) == FP8Q_F8E4M3FNUZ)
+    return Float8E4M3FNUZType::get(ctx);
+  return Float8E4M3FNType::get(ctx);
+}
+
+TargetAttr getModuleTarget(Operation *moduleOp) {
+  return moduleOp->getAttrOfType<TargetAttr>(TargetAttr::getModuleAttrName());
+}
+
+bool kernelRunsOn(Kernel kernel, TargetAttr target, Type fp8,
+                  std::string &reason) {
+  const fp8q_kernel_contract &c = getKernelContract(kernel);
+  unsigned arch = getArchBit(target);
+  if (!(c.archs & arch)) {
+    reason = llvm::formatv("kernel {0} does not run on {1}", c.name,
+                           target.getArch())
+                 .str();
+    return false;
+  }
+  if (c.min_rocm_major != 0) {
+    auto rocm = target.getRocmVersion();
+    if (!rocm || *rocm < std::make_pair(c.min_rocm_major, c.min_rocm_minor)) {
+      reason = llvm::formatv("kernel {0} needs ROCm >= {1}.{2}, target has {3}",
+                             c.name, c.min_rocm_major, c.min_rocm_minor,
+                             rocm ? target.getRocm() : StringRef("none"))
+                   .str();
+      return false;
+    }
+  }
+  Type want;
+  if (c.fp8 == FP8Q_FP8_E4M3FN)
+    want = Float8E4M3FNType::get(target.getContext());
+  else if (c.fp8 == FP8Q_FP8_PER_TARGET)
+    want = getTargetFp8Type(target);
+  if (want && fp8 != want) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "kernel " << c.name << " on " << target.getArch() << " reads "
+       << want << ", got " << fp8;
+    reason = text;
+    return false;
+  }
+  return true;
+}
+
+} // namespace fp8q

@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration for fp8q (after mlir/examples/standalone).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FP8Q"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fp8q_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%fp8q_libs", config.fp8q_lib_dir))
+config.substitutions.append(("%llvm_libs", config.llvm_lib_dir))
+config.substitutions.append(
+    ("%fp8q_plugin", os.path.join(config.fp8q_lib_dir, "libFp8qPlugin.so"))
+)
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.fp8q_tools_dir, config.llvm_tools_dir]
+tools = [
+    "fp8q-opt",
+    ToolSubst("mlir-opt", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
