@@ -1,0 +1,12 @@
+# -*- Python -*-
+# Runs every GoogleTest executable (named *Tests) under build/unittests.
+
+import os
+
+import lit.formats
+
+config.name = "FP8Q-Unit"
+config.suffixes = []
+config.test_exec_root = os.path.join(config.fp8q_obj_root, "unittests")
+config.test_source_root = config.test_exec_root
+config.test_format = lit.formats.GoogleTest(".", "Tests")
