@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what fp8q needs on Debian 12 (bookworm): LLVM/MLIR/clang/lld 22,
+# GoogleTest, Ninja, CMake, and the HIP headers and device libraries used to
+# compile kernels/ for gfx950 and gfx942. Only missing packages are installed.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build python3 libgtest-dev
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  clang-22 lld-22 clang-tools-22 libclang-rt-22-dev
+  libamdhip64-dev rocm-device-libs
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "fp8q: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "fp8q: dependencies present"
