@@ -9,14 +9,18 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FP8Q"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fp8q_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fp8q_libs", config.fp8q_lib_dir))
+config.substitutions.append(
+    ("%fp8q_kernels", os.path.join(config.fp8q_obj_root, "kernels")))
 config.substitutions.append(("%llvm_libs", config.llvm_lib_dir))
+config.substitutions.append(
+    ("%examples", os.path.join(config.fp8q_src_root, "examples")))
 config.substitutions.append(
     ("%fp8q_plugin", os.path.join(config.fp8q_lib_dir, "libFp8qPlugin.so"))
 )
@@ -27,6 +31,7 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.fp8q_tools_dir, config.llvm_tools_dir]
 tools = [
     "fp8q-opt",
+    "fp8q-model-gen",
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="ignore"),
 ]
