@@ -18,6 +18,9 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fp8q_libs", config.fp8q_lib_dir))
 config.substitutions.append(
     ("%fp8q_kernels", os.path.join(config.fp8q_obj_root, "kernels")))
+if os.path.exists(os.path.join(config.fp8q_lib_dir, "libfp8q_runtime_hip.so")) \
+        and not os.path.exists("/dev/kfd"):
+    config.available_features.add("fp8q-hip-runtime-no-gpu")
 config.substitutions.append(("%llvm_libs", config.llvm_lib_dir))
 config.substitutions.append(
     ("%examples", os.path.join(config.fp8q_src_root, "examples")))

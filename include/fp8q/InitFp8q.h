@@ -8,7 +8,10 @@
 #ifndef FP8Q_INITFP8Q_H
 #define FP8Q_INITFP8Q_H
 
+#include "fp8q/Conversion/Passes.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Pipelines/Pipelines.h"
+#include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -17,10 +20,15 @@ namespace fp8q {
 /// Adds the fp8q dialect to `registry`.
 inline void registerFp8qDialects(mlir::DialectRegistry &registry) {
   registry.insert<Fp8qDialect>();
+  registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 /// Registers every fp8q pass and pipeline with the global pass registry.
-inline void registerFp8qPassesAndPipelines() { registerFp8qPasses(); }
+inline void registerFp8qPassesAndPipelines() {
+  registerFp8qPasses();
+  registerFp8qConversionPasses();
+  registerFp8qPipelines();
+}
 
 } // namespace fp8q
 

@@ -23,4 +23,141 @@ def VerifyContracts : Pass<"fp8q-verify-contracts", "mlir::ModuleOp"> {
   ];
 }
 
+def SelectKernels : Pass<"fp8q-select-kernels", "mlir::ModuleOp"> {
+  let summary = "Choose the GEMM kernel from the module's target and shapes; "
+                "preshuffle ck_bpreshuffle weights";
+  let description = [{
+    Sets `kernel` on every `fp8q.gemm` that has none (an explicit kernel is
+    kept), following the routing a serving stack (SGLang) applies by hand,
+    from the module attribute `fp8q.target`:
+
+    - gfx950 where ck_bpreshuffle runs (ROCm >= 7.2, from the contract
+      table): `ck_bpreshuffle`, or `triton` when the weight's (N, K) is
+      tuned (or N % 16 != 0, which preshuffle_16x16 cannot hold);
+    - gfx950 with an older or no ROCm: `ck`, or `triton` when (N, K) is tuned
+      or M exceeds the shape's safe maximum for ck. With a dynamic M both
+      variants are emitted under `scf.if (M > max)` so that layout
+      propagation sees both consumers;
+    - gfx942: `triton`;
+    - sm90: `deepgemm`, or the kernel named by `sm90-kernel`.
+
+    A module without `fp8q.target` is an error unless every gemm already
+    names a kernel.
+
+    FP8 flavour: gfx942 reads f8E4M3FNUZ, the other targets f8E4M3FN. A
+    quantize producer or gemm with the other flavour is an error, unless
+    `fix-fp8-type` is set: then quantize / rms_norm_quantize producers are
+    retyped to the target's flavour (their q must feed gemms directly) and
+    constant weights are converted exactly (E4M3FN -> E4M3FNUZ halves the
+    value, same bits, and doubles the weight scale).
+
+    Weight preshuffle: every weight read by a ck_bpreshuffle gemm gets one
+    `fp8q.preshuffle` per weight value, however many gemms share it; a
+    dense `arith.constant` weight is permuted at compile time instead (the
+    new constant's literal lists the stored bytes in preshuffled order), and
+    an explicit `fp8q.preshuffle` of a constant is folded the same way. A
+    weight that is already preshuffled is left alone, and no other kernel's
+    weight is touched. Running the pass twice changes nothing.
+
+    Tuned table (`tuned-table=<file.json>` replaces the embedded default of
+    REFERENCE.md): a JSON object with exactly these keys, both optional:
+
+    ```json
+    {
+      "triton_tuned": [[1024, 8192], [16384, 1536]],
+      "ck_max_m": [ {"n": 4608, "k": 4096, "max_m": 512} ]
+    }
+    ```
+
+    `triton_tuned` lists the gfx950 weight shapes [N, K] with a tuned Triton
+    config; `ck_max_m` gives, per [N, K], the largest M the plain ck kernel
+    handles correctly on ROCm < 7.2. N, K and max_m are positive integers.
+    A malformed file is an error naming the file and the entry.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"tunedTable", "tuned-table", "std::string", /*default=*/"\"\"",
+           "JSON file that replaces the embedded tuned-shape table">,
+    Option<"sm90Kernel", "sm90-kernel", "std::string",
+           /*default=*/"\"deepgemm\"",
+           "Kernel for sm90 gemms: deepgemm or cublas">,
+    Option<"fixFp8Type", "fix-fp8-type", "bool", /*default=*/"false",
+           "Rewrite quantize producers and constant weights to the target's "
+           "fp8 flavour instead of reporting a mismatch">
+  ];
+  let statistics = [
+    Statistic<"numCkBpreshuffle", "routed-ck-bpreshuffle",
+              "Gemms routed to ck_bpreshuffle">,
+    Statistic<"numCk", "routed-ck", "Gemms routed to ck">,
+    Statistic<"numTriton", "routed-triton", "Gemms routed to triton">,
+    Statistic<"numDeepGemm", "routed-deepgemm", "Gemms routed to deepgemm">,
+    Statistic<"numCublas", "routed-cublas", "Gemms routed to cublas">,
+    Statistic<"numMBranches", "m-branches",
+              "Dynamic-M gemms split into ck / triton under scf.if">,
+    Statistic<"numPreshufflesInserted", "preshuffles-inserted",
+              "fp8q.preshuffle ops inserted">,
+    Statistic<"numConstantsPreshuffled", "constants-preshuffled",
+              "Constant weights preshuffled at compile time">,
+    Statistic<"numFp8Retyped", "fp8-retyped",
+              "Quantize producers and constant weights moved to the "
+              "target's fp8 flavour">
+  ];
+}
+
+def PropagateScaleLayout : Pass<"fp8q-propagate-scale-layout", "mlir::ModuleOp"> {
+  let summary = "Assign activation-scale layouts and insert the fewest "
+                "fp8q.materialize ops";
+  let description = [{
+    Gives every scale consumer the layout it reads, at the lowest copy cost.
+    Existing `fp8q.materialize` ops are removed first (the pass re-derives
+    every one it needs), scale values are grouped into nodes that must share
+    a type (scf.for / scf.if / scf.while carried values, private function
+    arguments and results, tensor.cast / extract_slice / concat along M),
+    the free nodes get the layout assignment with the fewest
+    materializations (exact branch and bound; the cost model is in
+    fp8q/Transforms/ScaleLayoutSolver.h),
+    and one `fp8q.materialize` per (value, needed layout) is inserted right
+    after the value's definition. Public function signatures never change.
+    With `fuse-producers`, fp8q.quantize / fp8q.rms_norm_quantize scale
+    results are retyped (the transposed write is fused into the producer).
+    Any other consumer of a scale gets it row-major, with a remark. Running
+    the pass twice changes nothing.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect"];
+  let options = [
+    Option<"fuseProducers", "fuse-producers", "bool", /*default=*/"true",
+           "Retype quantize / rms_norm_quantize scale results to the layout "
+           "that needs the fewest materializations">
+  ];
+  let statistics = [
+    Statistic<"numMaterializationsInserted", "materializations-inserted",
+              "fp8q.materialize ops inserted">,
+    Statistic<"numProducersFused", "producers-fused",
+              "Scale producers retyped to write another layout">,
+    Statistic<"numMaterializationsRemoved", "materializations-removed",
+              "fp8q.materialize ops removed as not needed">
+  ];
+}
+
+def HandPlacedCopies : Pass<"fp8q-hand-placed-copies", "mlir::ModuleOp"> {
+  let summary = "Baseline: the historical hand-placed fix, a scale copy at "
+                "every consumer that reads another layout";
+  let description = [{
+    A reference policy to measure `--fp8q-propagate-scale-layout` against,
+    not a pass to ship: it models SGLang's hand-written fix, where producers
+    write row-major and each GEMM whose kernel reads another layout gets its
+    own `scale.t().contiguous().t()` copy right before it, shared with no
+    other consumer and hoisted out of nothing. Run it after
+    `--fp8q-select-kernels` in place of propagation; `--fp8q-verify-contracts`
+    passes afterwards.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect"];
+  let statistics = [
+    Statistic<"numCopiesInserted", "copies-inserted",
+              "fp8q.materialize ops inserted at consumers">
+  ];
+}
+
 #endif // FP8Q_TRANSFORMS_PASSES_TD

@@ -11,5 +11,6 @@
 include "fp8q/Dialect/IR/Fp8qDialect.td"
 include "fp8q/Dialect/IR/Fp8qAttributes.td"
 include "fp8q/Dialect/IR/Fp8qOps.td"
+include "fp8q/Dialect/IR/Fp8qBufferOps.td"
 
 #endif // FP8Q_DIALECT_IR_FP8Q_TD

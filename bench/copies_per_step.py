@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Scale copies per decode step: hand-placed fix vs fp8q without and with fusion.
+
+For each bundled model and target, generates one decode step with
+fp8q-model-gen, routes kernels with --fp8q-select-kernels, then places scale
+layouts three ways:
+  hand-placed  --fp8q-hand-placed-copies (the historical fix: a copy at every
+               consumer whose kernel reads another layout),
+  no fusion    --fp8q-propagate-scale-layout{fuse-producers=false},
+  fusion       --fp8q-propagate-scale-layout (default),
+and checks every contract with --fp8q-verify-contracts. It counts the
+fp8q.materialize ops that copy (a materialize between equal layouts copies
+nothing), the bytes they move (read + write of an M x G f32 scale), and the
+kernel launches fusion saves against the hand-placed fix.
+
+Usage: bench/copies_per_step.py BUILD_DIR [--tokens 16] [--tp 8]
+Prints a Markdown table.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = [("GLM-5", "examples/glm5/config.json"),
+          ("DeepSeek-V3.2", "examples/deepseek-v3.2/config.json")]
+TARGETS = [("gfx950", "7.2"), ("gfx942", "7.2")]
+POLICIES = [
+    ("hand-placed", "fp8q-hand-placed-copies"),
+    ("fp8q, no fusion", "fp8q-propagate-scale-layout{fuse-producers=false}"),
+    ("fp8q, fusion", "fp8q-propagate-scale-layout"),
+]
+MATERIALIZE = re.compile(
+    r"fp8q\.materialize %\S+ : tensor<(\d+)x(\d+)xf32(?:, ([^>]*>))?> -> "
+    r"tensor<\d+x\d+xf32(?:, ([^>]*>))?>")
+
+
+def equal_layouts(m, g, a, b):
+    """Mirror of fp8q::areEquivalentLayouts for static shapes."""
+    def strides(enc):
+        if not enc or "row_major" in enc:
+            return (g, 1)
+        align = re.search(r"align = (\d+)", enc)
+        a_ = int(align.group(1)) if align else 1
+        return (1, (m + a_ - 1) // a_ * a_)
+    sa, sb = strides(a), strides(b)
+    return all(sa[d] == sb[d] for d, extent in enumerate((m, g)) if extent != 1)
+
+
+def run(cmd, stdin=None):
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"command failed: {' '.join(cmd)}\n{proc.stderr}")
+    return proc.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build")
+    parser.add_argument("--tokens", default="16")
+    parser.add_argument("--tp", default="8")
+    args = parser.parse_args()
+    gen = os.path.join(args.build, "bin", "fp8q-model-gen")
+    opt = os.path.join(args.build, "bin", "fp8q-opt")
+
+    print(f"Scale copies per decode step (M = {args.tokens}, TP = {args.tp}):\n")
+    print("| model | target | GEMMs | policy | copies | bytes moved | launches saved vs hand-placed |")
+    print("|---|---|---|---|---|---|---|")
+    for name, config in MODELS:
+        for arch, rocm in TARGETS:
+            ir = run([gen, os.path.join(ROOT, config), f"--target={arch}",
+                      f"--rocm={rocm}", f"--tokens={args.tokens}",
+                      f"--tp={args.tp}"])
+            gemms = ir.count("fp8q.gemm")
+            baseline = None
+            for policy, pass_name in POLICIES:
+                pipeline = ("builtin.module(fp8q-select-kernels,"
+                            f"{pass_name},fp8q-verify-contracts)")
+                out = run([opt, f"--pass-pipeline={pipeline}"], stdin=ir)
+                copies, moved = 0, 0
+                for m, g, src, dst in MATERIALIZE.findall(out):
+                    m, g = int(m), int(g)
+                    if equal_layouts(m, g, src, dst):
+                        continue
+                    copies += 1
+                    moved += 2 * m * g * 4
+                if baseline is None:
+                    baseline = copies
+                print(f"| {name} | {arch} | {gemms} | {policy} | {copies} | "
+                      f"{moved} | {baseline - copies} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Builds and runs the fp8q HIP kernels on an NVIDIA GPU (sm_90) from the
+# repository root: the CPU reference runtime with g++, the kernels, the
+# HIP runtime ABI and the harness with nvcc through kernels/cuda/hip_on_cuda.h,
+# then correctness, benchmarks and the PyTorch eager baselines in one go.
+# Usage: OUT=/some/dir bench/run_h200.sh
+set -euo pipefail
+OUT=${OUT:-/tmp/fp8q-h200}
+mkdir -p "$OUT"
+g++ -O2 -std=c++17 -shared -fPIC -fvisibility=hidden -ffp-contract=off \
+  -Iinclude lib/Runtime/Cpu/*.cpp -o "$OUT/libfp8q_runtime_cpu.so" \
+  -lpthread &
+nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -warn-spills \
+  -Iinclude -Ikernels/include -Ikernels/runtime \
+  -x cu kernels/runtime/LauncherCuda.cu -x cu kernels/runtime/HipRuntime.cpp \
+  -x cu bench/hip_kernels_h200.cu -o "$OUT/hip_kernels_h200" -ldl
+wait
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
+  --format=csv,noheader
+"$OUT/hip_kernels_h200" "$OUT/libfp8q_runtime_cpu.so" | tee "$OUT/kernels.txt"
+python3 bench/torch_eager_h200.py | tee "$OUT/torch.txt"

@@ -1,0 +1,95 @@
+//===- Passes.td - fp8q conversion passes ------------------*- tablegen -*-===//
+
+#ifndef FP8Q_CONVERSION_PASSES_TD
+#define FP8Q_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def Bufferize : Pass<"fp8q-bufferize", "mlir::ModuleOp"> {
+  let summary = "One-Shot Bufferize a whole module with fp8q scale layouts";
+  let description = [{
+    Runs upstream One-Shot Module Bufferize with function boundaries
+    included. fp8q ops become their `fp8q.buffer.*` forms; a scale's layout
+    encoding becomes the memref's strided layout (row_major: identity,
+    col_major: `strided<[1, M]>`, col_major align a:
+    `strided<[1, roundup(M, a)]>`, dynamic M: `strided<[1, ?]>`), and so do
+    the function signatures that carry them. A tensor argument or result
+    without encoding becomes an identity-layout memref (a public signature
+    is an ABI). Column-major scales are allocated as the transposed [G, ld]
+    buffer and viewed through `memref.reinterpret_cast`. A materialization
+    between equal layouts becomes a view, never a copy.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numMaterializeCopies", "materialize-copies",
+              "fp8q.materialize ops that became copies">,
+    Statistic<"numMaterializeViews", "materialize-views",
+              "fp8q.materialize ops between equal layouts that became views">
+  ];
+}
+
+def LowerToRuntime : Pass<"fp8q-lower-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Lower fp8q.buffer.* ops to calls into the fp8q runtime ABI";
+  let description = [{
+    Replaces every `fp8q.buffer.*` op with a `func.call` to the matching
+    `fp8q_rt_*` entry point of include/fp8q/Runtime/fp8q_runtime.h (see
+    docs/RuntimeABI.md). Each entry point is declared once per module as a
+    private function with `llvm.emit_c_interface`, so after lowering to LLVM
+    the call passes pointers to MLIR's strided memref descriptors. Memref
+    operands are `memref.cast` to the fully dynamic strided form: the real
+    offset, sizes and strides travel in the descriptor and the runtime sees
+    the layout the buffer really has. Scalar arguments (group size, epsilon,
+    kernel id, fp8 flavour, weight layout) follow the ABI. A gemm without a
+    `kernel` is an error: run --fp8q-select-kernels first.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numCalls", "runtime-calls", "Runtime calls emitted">
+  ];
+}
+
+def OutlineLoops : Pass<"fp8q-outline-loops", "mlir::ModuleOp"> {
+  let summary = "Split large functions into chunks of loop nests";
+  let description = [{
+    A model's decode step is one large function; after bufferization and
+    deallocation its elementwise ops are `scf.for` nests and its tail is one
+    `scf.if` per buffer, thousands of them. The upstream lowering of `scf`
+    to `cf` and of `func` to LLVM grows faster than linearly with the size
+    of one function, and `func-to-llvm` also with the number of functions.
+    In every function with more than `min-loops` outermost `scf.for` /
+    `scf.if` nests, the pass moves runs of consecutive ops holding at most
+    `chunk-nests` nests into private functions (`<function>_part<N>`):
+    values a run uses become arguments (constants are cloned), values it
+    defines and later ops use are returned. Terminators, branches and stack
+    allocations stay. Semantics do not change.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"minLoops", "min-loops", "unsigned", /*default=*/"16",
+           "Split only functions with more than this many outermost "
+           "loop nests">,
+    Option<"chunkNests", "chunk-nests", "unsigned", /*default=*/"32",
+           "Largest number of outermost nests per outlined function">
+  ];
+  let statistics = [
+    Statistic<"numOutlined", "functions-outlined", "Functions outlined">
+  ];
+}
+
+def StripAttributes : Pass<"fp8q-strip-attributes", "mlir::ModuleOp"> {
+  let summary = "Drop fp8q attributes once no fp8q op is left";
+  let description = [{
+    The last fp8q step of the pipeline: removes every discardable attribute
+    of the fp8q dialect (the module's `fp8q.target`) so that the lowered
+    module parses in tools that do not load the fp8q dialect, such as
+    upstream `mlir-runner`. Any fp8q op or fp8q-typed value still present
+    is an error: the module was not fully lowered.
+  }];
+}
+
+#endif // FP8Q_CONVERSION_PASSES_TD

@@ -1,0 +1,151 @@
+//===- Fp8qBufferOps.td - memref forms of the fp8q ops -----*- tablegen -*-===//
+//
+// Bufferization turns every tensor-level fp8q op into one of these
+// destination-passing ops on memrefs. They exist so that the layering stays
+// tensor ops -> memref ops -> runtime calls: bufferization decides buffers
+// and their strided layouts, --fp8q-lower-to-runtime only maps ops to ABI
+// entry points. A scale's physical layout is the memref's strided layout
+// (row_major: identity, col_major: strided<[1, ld]>), so every op reads and
+// writes the bytes its types state.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_DIALECT_IR_FP8QBUFFEROPS_TD
+#define FP8Q_DIALECT_IR_FP8QBUFFEROPS_TD
+
+include "fp8q/Dialect/IR/Fp8qOps.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Fp8q_BufferOp<string mnemonic, list<Trait> traits = []>
+    : Op<Fp8q_Dialect, "buffer." # mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def Fp8q_ActMemRef : MemRefRankOf<[BF16, F16, F32], [2]>;
+def Fp8q_Fp8MemRef : MemRefRankOf<[Fp8q_Float8], [2]>;
+def Fp8q_ScaleMemRef : MemRefRankOf<[F32], [2]>;
+def Fp8q_OutMemRef : MemRefRankOf<[BF16], [2]>;
+
+def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize"> {
+  let summary = "memref form of fp8q.quantize (destination-passing)";
+  let description = [{
+    Reads x [M, K], writes q [M, K] and scale [M, K / group_size]. The
+    scale buffer's strides say where each scale goes: a column-major buffer
+    (strides (1, ld)) receives the fused transposed write.
+
+    ```mlir
+    fp8q.buffer.quantize %x, %q, %s {group_size = 128 : i64}
+        : memref<?x256xbf16>, memref<?x256xf8E4M3FN>,
+          memref<?x2xf32, strided<[1, ?]>>
+    ```
+  }];
+  let arguments = (ins Arg<Fp8q_ActMemRef, "input", [MemRead]>:$x,
+                       Arg<Fp8q_Fp8MemRef, "quantized output", [MemWrite]>:$q,
+                       Arg<Fp8q_ScaleMemRef, "scale output", [MemWrite]>:$scale,
+                       DefaultValuedAttr<I64Attr, "128">:$group_size);
+  let assemblyFormat = [{
+    $x `,` $q `,` $scale attr-dict `:` type($x) `,` type($q) `,` type($scale)
+  }];
+}
+
+def Fp8q_BufferRmsNormQuantizeOp : Fp8q_BufferOp<"rms_norm_quantize"> {
+  let summary = "memref form of fp8q.rms_norm_quantize (destination-passing)";
+  let description = [{
+    Reads x [M, K] and gamma [K]; writes q, scale and, when the
+    `unquantized` buffer is present, the normalized x rounded to x's
+    element type.
+
+    ```mlir
+    fp8q.buffer.rms_norm_quantize %x, %g, %q, %s, %y {epsilon = 1.0e-06 : f32}
+        : memref<4x256xbf16>, memref<256xbf16>, memref<4x256xf8E4M3FN>,
+          memref<4x2xf32>, memref<4x256xbf16>
+    ```
+  }];
+  let arguments = (ins
+      Arg<Fp8q_ActMemRef, "input", [MemRead]>:$x,
+      Arg<MemRefRankOf<[BF16, F16, F32], [1]>, "gamma", [MemRead]>:$gamma,
+      Arg<Fp8q_Fp8MemRef, "quantized output", [MemWrite]>:$q,
+      Arg<Fp8q_ScaleMemRef, "scale output", [MemWrite]>:$scale,
+      Arg<Optional<Fp8q_ActMemRef>, "normalized output", [MemWrite]>:
+          $unquantized,
+      DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
+      DefaultValuedAttr<I64Attr, "128">:$group_size);
+  let assemblyFormat = [{
+    $x `,` $gamma `,` $q `,` $scale (`,` $unquantized^)? attr-dict `:`
+    type($x) `,` type($gamma) `,` type($q) `,` type($scale)
+    (`,` type($unquantized)^)?
+  }];
+}
+
+def Fp8q_BufferGemmOp : Fp8q_BufferOp<"gemm"> {
+  let summary = "memref form of fp8q.gemm (destination-passing)";
+  let description = [{
+    out[m, n] = sum_kb x_scale[m, kb] * w_scale[n / 128, kb] *
+    sum_{k in kb} q[m, k] * w[n, k]. Memref layouts cannot express the
+    preshuffle permutation, so a preshuffled weight is a plain [N, K] buffer
+    of permuted bytes and `w_layout` records how its bytes are ordered.
+    `kernel` is required by --fp8q-lower-to-runtime.
+
+    ```mlir
+    fp8q.buffer.gemm %q, %s, %w, %ws, %out
+        {kernel = #fp8q.kernel<ck_bpreshuffle>,
+         w_layout = #fp8q.weight_layout<preshuffle_16x16>}
+        : memref<?x256xf8E4M3FN>, memref<?x2xf32, strided<[1, ?]>>,
+          memref<320x256xf8E4M3FN>, memref<3x2xf32>, memref<?x320xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<Fp8q_Fp8MemRef, "q", [MemRead]>:$q,
+                       Arg<Fp8q_ScaleMemRef, "x_scale", [MemRead]>:$x_scale,
+                       Arg<Fp8q_Fp8MemRef, "weight", [MemRead]>:$w,
+                       Arg<Fp8q_ScaleMemRef, "w_scale", [MemRead]>:$w_scale,
+                       Arg<Fp8q_OutMemRef, "output", [MemWrite]>:$out,
+                       OptionalAttr<Fp8q_KernelAttr>:$kernel,
+                       OptionalAttr<Fp8q_WeightLayoutAttr>:$w_layout);
+  let assemblyFormat = [{
+    $q `,` $x_scale `,` $w `,` $w_scale `,` $out attr-dict `:`
+    type($q) `,` type($x_scale) `,` type($w) `,` type($w_scale) `,`
+    type($out)
+  }];
+}
+
+def Fp8q_BufferMaterializeOp : Fp8q_BufferOp<"materialize"> {
+  let summary = "copy a scale between two buffers of different layouts";
+  let description = [{
+    Copies source into dest element by element; each side is addressed
+    through its own strides. Bufferization emits it only for layouts that
+    address different bytes: a materialization between equal layouts
+    becomes a view of the source (no op, no copy).
+
+    ```mlir
+    fp8q.buffer.materialize %src, %dst
+        : memref<?x2xf32>, memref<?x2xf32, strided<[1, ?]>>
+    ```
+  }];
+  let arguments = (ins Arg<Fp8q_ScaleMemRef, "source", [MemRead]>:$source,
+                       Arg<Fp8q_ScaleMemRef, "destination", [MemWrite]>:$dest);
+  let assemblyFormat = [{
+    $source `,` $dest attr-dict `:` type($source) `,` type($dest)
+  }];
+}
+
+def Fp8q_BufferPreshuffleOp : Fp8q_BufferOp<"preshuffle"> {
+  let summary = "write an FP8 weight in the preshuffle_16x16 byte order";
+  let description = [{
+    Reads the row-major [N, K] weight w and writes its bytes permuted per
+    `#fp8q.weight_layout<preshuffle_16x16>` into dest (a plain [N, K]
+    buffer).
+
+    ```mlir
+    fp8q.buffer.preshuffle %w, %p : memref<320x256xf8E4M3FN>,
+                                    memref<320x256xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins Arg<Fp8q_Fp8MemRef, "weight", [MemRead]>:$w,
+                       Arg<Fp8q_Fp8MemRef, "destination", [MemWrite]>:$dest);
+  let assemblyFormat = "$w `,` $dest attr-dict `:` type($w) `,` type($dest)";
+}
+
+#endif // FP8Q_DIALECT_IR_FP8QBUFFEROPS_TD

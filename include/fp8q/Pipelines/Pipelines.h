@@ -1,0 +1,79 @@
+//===- Pipelines.h - The fp8q compilation pipeline --------------*- C++ -*-===//
+//
+// `--fp8q-pipeline`: tensor-level fp8q IR to the LLVM dialect, ready for
+// mlir-runner with a runtime library (SPEC.md). In order:
+//   1. --fp8q-select-kernels          (kernel per gemm, weight preshuffle)
+//   2. --fp8q-propagate-scale-layout  (layouts, fewest materializations)
+//   3. --fp8q-verify-contracts        (every gemm's contract holds)
+//   4. --fp8q-bufferize               (whole-module One-Shot Bufferize),
+//      then the ownership-based buffer deallocation pipeline
+//   5. --fp8q-lower-to-runtime        (fp8q_rt_* calls, strides travel)
+//   6. lowering to LLVM: linalg to loops, splitting of large functions
+//      into chunks (--fp8q-outline-loops), affine, scf to cf,
+//      expand-strided-metadata, memref/arith/math/index/func/cf to LLVM,
+//      reconcile-unrealized-casts.
+// Upstream ops in the module (arith, math, tensor, linalg, bufferization,
+// memref, scf, func) go along.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_PIPELINES_PIPELINES_H
+#define FP8Q_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace fp8q {
+
+/// Options of `--fp8q-pipeline`.
+struct Fp8qPipelineOptions
+    : public mlir::PassPipelineOptions<Fp8qPipelineOptions> {
+  Option<bool> fuseProducers{
+      *this, "fuse-producers",
+      llvm::cl::desc("Let propagation retype quantize producers to write the "
+                     "layout their consumers read (fused transposed write)"),
+      llvm::cl::init(true)};
+  Option<bool> skipPropagation{
+      *this, "skip-propagation",
+      llvm::cl::desc(
+          "Reproduce the historical hand-placed flow: no layout propagation "
+          "and no compile-time contract check, so a wrong layout reaches the "
+          "runtime (whose checks, or FP8Q_RT_UNCHECKED=1 damage, show it)"),
+      llvm::cl::init(false)};
+  Option<unsigned> outlineMinLoops{
+      *this, "outline-min-loops",
+      llvm::cl::desc("Split functions with more outermost loop nests than "
+                     "this into chunks (keeps the LLVM lowering fast)"),
+      llvm::cl::init(16)};
+  Option<std::string> tunedTable{
+      *this, "tuned-table",
+      llvm::cl::desc("JSON file replacing the embedded tuned-shape table of "
+                     "--fp8q-select-kernels"),
+      llvm::cl::init("")};
+  Option<std::string> sm90Kernel{
+      *this, "sm90-kernel",
+      llvm::cl::desc("Kernel for sm90 gemms: deepgemm or cublas"),
+      llvm::cl::init("deepgemm")};
+  Option<bool> fixFp8Type{
+      *this, "fix-fp8-type",
+      llvm::cl::desc("Rewrite quantize producers and constant weights to the "
+                     "target's fp8 flavour instead of reporting a mismatch"),
+      llvm::cl::init(false)};
+};
+
+/// Appends the whole fp8q pipeline to `pm`, which must run on
+/// builtin.module. Callable from other compilers' pass managers.
+void buildFp8qPipeline(mlir::OpPassManager &pm,
+                       const Fp8qPipelineOptions &options);
+
+/// Registers `--fp8q-pipeline` with the global pass pipeline registry.
+void registerFp8qPipelines();
+
+} // namespace fp8q
+
+#endif // FP8Q_PIPELINES_PIPELINES_H

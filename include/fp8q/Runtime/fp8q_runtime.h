@@ -1,0 +1,217 @@
+/*===- fp8q_runtime.h - The fp8q runtime C ABI --------------------*- C -*-===*
+ *
+ * The one ABI shared by every fp8q runtime (the CPU reference runtime
+ * libfp8q_runtime_cpu.so and the HIP runtime). `--fp8q-lower-to-runtime`
+ * emits calls to the `fp8q_rt_*` entry points below; docs/RuntimeABI.md
+ * explains the conventions. Plain C: no MLIR, no LLVM.
+ *
+ * Calling convention. A declaration in MLIR
+ *   func.func private @fp8q_rt_X(memref<...>, ..., i64, i32) -> i32
+ *       attributes {llvm.emit_c_interface}
+ * is lowered by MLIR to a call of
+ *   int32_t _mlir_ciface_fp8q_rt_X(fp8q_memref_2d *, ..., int64_t, int32_t);
+ * memref arguments arrive as pointers to MLIR's strided memref descriptor.
+ * The descriptor layout does not depend on the element type, so one struct
+ * per rank serves every element type.
+ *
+ * Errors. The `_mlir_ciface_*` entry points print the error to stderr and
+ * exit the process with status 1 (MLIR-called code usually ignores a
+ * result). The plain `fp8q_*` C functions print the same message and return
+ * the fp8q_status instead. Either way nothing is written when an error is
+ * detected. FP8Q_RT_UNCHECKED=1 in the environment turns the GEMM
+ * x_scale/weight *contract* checks into warnings (the kernel then reads the
+ * buffer as it always does, scrambled): it exists only to reproduce the
+ * historical failure. Memory-safety checks are never skipped.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef FP8Q_RUNTIME_FP8Q_RUNTIME_H
+#define FP8Q_RUNTIME_FP8Q_RUNTIME_H
+
+#include "fp8q/Runtime/fp8q_contracts.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define FP8Q_RT_EXPORT __declspec(dllexport)
+#else
+#define FP8Q_RT_EXPORT __attribute__((visibility("default")))
+#endif
+
+/// MLIR's strided memref descriptor of rank 1 (any element type).
+/// Element address: (char *)aligned + (offset + i * strides[0]) * elt_size.
+typedef struct fp8q_memref_1d {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} fp8q_memref_1d;
+
+/// MLIR's strided memref descriptor of rank 2 (any element type).
+/// Element (i, j) lives at aligned + offset + i * strides[0] + j * strides[1]
+/// (in elements).
+typedef struct fp8q_memref_2d {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} fp8q_memref_2d;
+
+/// Result of every entry point.
+typedef enum fp8q_status {
+  FP8Q_OK = 0,
+  FP8Q_ERR_NULL = 1,     /* null data pointer for a non-empty operand */
+  FP8Q_ERR_ALIGN = 2,    /* data pointer not aligned to the element size */
+  FP8Q_ERR_SHAPE = 3,    /* operand sizes disagree */
+  FP8Q_ERR_EMPTY = 4,    /* M == 0 (or another empty extent) */
+  FP8Q_ERR_ARG = 5,      /* bad scalar argument (kernel id, fp8 type, ...) */
+  FP8Q_ERR_LAYOUT = 6,   /* strides negative, overlapping or out of buffer */
+  FP8Q_ERR_CONTRACT = 7, /* operand layout violates the kernel contract */
+  FP8Q_ERR_DEVICE = 8,   /* no usable device (GPU runtimes only) */
+} fp8q_status;
+
+/// Weight layouts (the gemm's `weight_layout` argument).
+typedef enum fp8q_weight_layout {
+  FP8Q_WEIGHT_LAYOUT_PLAIN = 0, /* row-major [N, K] through strides */
+  FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16 = 1, /* SPEC's permutation, dense */
+} fp8q_weight_layout;
+
+/* Conventions shared by the entry points below.
+ *  - fp8 operands (q, w) are byte buffers: the MLIR declaration may type them
+ *    memref<?x?xi8>, memref<?x?xf8E4M3FN> or memref<?x?xf8E4M3FNUZ> (same
+ *    descriptor); the flavour travels in `fp8_type` (fp8q_fp8_type).
+ *  - bf16 / f16 operands are 2-byte buffers (memref<?x?xbf16> / xf16).
+ *  - Scales are f32, memref<?x?xf32, strided<[?, ?], offset: ?>>: the real
+ *    strides travel and decide where each value is read or written.
+ *  - Every entry point honours the offset and strides of every operand,
+ *    except the GEMM operands whose physical layout the selected kernel
+ *    fixes (x_scale for ck/ck_bpreshuffle/deepgemm/cublas, a preshuffled
+ *    weight): those are checked against the contract table first.
+ *  - Declare memrefs fully dynamic (memref.cast to ?x? with strided<[?, ?],
+ *    offset: ?>) so that one declaration serves every call site.
+ *  - Return value: fp8q_status as i32 (MLIR may declare the result or not).
+ */
+
+/// Per-group quantization of x [M, K] into q [M, K] (fp8 bytes) and
+/// scale [M, K/group_size] (f32, written through its strides: row-major,
+/// column-major or aligned column-major is the fused transposed write).
+/// scale = max(amax, 1e-10) / fp8_max; q = RNE(x / scale) saturated.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_bf16(fp8q_memref_2d *x,
+                                                          fp8q_memref_2d *q,
+                                                          fp8q_memref_2d *scale,
+                                                          int64_t group_size,
+                                                          int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_f16(fp8q_memref_2d *x,
+                                                         fp8q_memref_2d *q,
+                                                         fp8q_memref_2d *scale,
+                                                         int64_t group_size,
+                                                         int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_f32(fp8q_memref_2d *x,
+                                                         fp8q_memref_2d *q,
+                                                         fp8q_memref_2d *scale,
+                                                         int64_t group_size,
+                                                         int32_t fp8_type);
+
+/// Fused RMSNorm + quantize: y = x / sqrt(mean(x^2) + epsilon) * gamma per
+/// row (fp32), rounded to x's element type, then quantized like
+/// fp8q_rt_quantize. gamma is [K] of x's element type. When
+/// keep_unquantized != 0 the rounded y is also written to `y` [M, K] (x's
+/// element type); when it is 0, `y` is not touched (pass any descriptor,
+/// e.g. x's).
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_rms_norm_quantize_bf16(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_rms_norm_quantize_f16(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_rms_norm_quantize_f32(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized);
+
+/// Copies the f32 scale src [M, G] to dst [M, G], each through its own
+/// strides (any layout to any layout). When both descriptors address the
+/// same bytes for every element (equal layouts, SPEC) nothing is copied
+/// (zero-copy). Overlapping but different layouts go through a temporary.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_materialize(fp8q_memref_2d *src,
+                                                        fp8q_memref_2d *dst);
+
+/// Writes SPEC's preshuffle_16x16 permutation of the plain fp8 weight
+/// w [N, K] (read through its strides) into dst, a dense [N, K] buffer
+/// (strides (K, 1) required): W[16*n0+n1, 32*k0+16*k1+k2] goes to flat
+/// offset (((n0*(K/32)+k0)*2+k1)*16+n1)*16+k2. N % 16 == 0, K % 32 == 0.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_preshuffle(fp8q_memref_2d *w,
+                                                       fp8q_memref_2d *dst);
+
+/// Block-scale GEMM: out[m, n] = bf16(sum_kb xs[m, kb] * ws[n/128, kb] *
+/// sum_{k in kb} q[m, k] * w[n, k]), fp32 accumulation.
+///   q [M, K] fp8, x_scale [M, G] f32 (group = K / G), w [N, K] fp8,
+///   w_scale [ceil(N/128), G] f32 row-major by value (through strides),
+///   out [M, N] bf16.
+/// `kernel` (fp8q_kernel) selects how raw buffers are read, exactly as that
+/// kernel does: ck_bpreshuffle and cublas read x_scale column-major with
+/// ld = M, deepgemm column-major with ld = roundup(M, 4), ck row-major with
+/// ld = G, all ignoring the descriptor's strides; triton and reference
+/// honour the strides. A weight with weight_layout PRESHUFFLE_16X16 is read
+/// as a dense permuted buffer from its base address. Before reading, the
+/// x_scale strides (fp8q_scale_strides_ok), the weight layout and the fp8
+/// type are checked against the kernel's contract.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_2d *out, int32_t kernel,
+    int32_t fp8_type, int32_t weight_layout);
+
+/* Plain C API: the same operations, returning fp8q_status instead of
+ * exiting on error (for C/C++/Python-ctypes users and tests). The argument
+ * lists are those of the _mlir_ciface_ entry points above. */
+FP8Q_RT_EXPORT int32_t fp8q_quantize_bf16(fp8q_memref_2d *x, fp8q_memref_2d *q,
+                                          fp8q_memref_2d *scale,
+                                          int64_t group_size, int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t fp8q_quantize_f16(fp8q_memref_2d *x, fp8q_memref_2d *q,
+                                         fp8q_memref_2d *scale,
+                                         int64_t group_size, int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t fp8q_quantize_f32(fp8q_memref_2d *x, fp8q_memref_2d *q,
+                                         fp8q_memref_2d *scale,
+                                         int64_t group_size, int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t fp8q_rms_norm_quantize_bf16(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t fp8q_rms_norm_quantize_f16(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t fp8q_rms_norm_quantize_f32(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t fp8q_materialize(fp8q_memref_2d *src,
+                                        fp8q_memref_2d *dst);
+FP8Q_RT_EXPORT int32_t fp8q_preshuffle(fp8q_memref_2d *w, fp8q_memref_2d *dst);
+/// Inverse of fp8q_preshuffle: dense permuted src [N, K] -> plain dst
+/// (through dst's strides).
+FP8Q_RT_EXPORT int32_t fp8q_unpreshuffle(fp8q_memref_2d *src,
+                                         fp8q_memref_2d *dst);
+FP8Q_RT_EXPORT int32_t fp8q_gemm(fp8q_memref_2d *q, fp8q_memref_2d *x_scale,
+                                 fp8q_memref_2d *w, fp8q_memref_2d *w_scale,
+                                 fp8q_memref_2d *out, int32_t kernel,
+                                 int32_t fp8_type, int32_t weight_layout);
+
+/// The message of the last error on the calling thread ("" if none).
+FP8Q_RT_EXPORT const char *fp8q_last_error(void);
+/// A short name for a status code.
+FP8Q_RT_EXPORT const char *fp8q_status_name(int32_t status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* FP8Q_RUNTIME_FP8Q_RUNTIME_H */

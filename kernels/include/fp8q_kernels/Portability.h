@@ -1,0 +1,176 @@
+//===- Portability.h - One spelling of the device primitives ---*- C++ -*-===//
+//
+// The kernel sources compile four ways: clang-22 HIP for gfx950/gfx942 with
+// -nogpuinc -nogpulib (no ROCm headers at all), clang HIP with the ROCm
+// headers, nvcc for sm_90 (through kernels/cuda/hip_on_cuda.h) and plain host
+// C++ (the index math and the wave64 CPU model). This header gives the few
+// primitives the kernels use one name in every mode.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_KERNELS_PORTABILITY_H
+#define FP8Q_KERNELS_PORTABILITY_H
+
+#include <stdint.h>
+#if !defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)
+#include <string.h>
+#endif
+
+#if defined(__HIP__) && !defined(__host__)
+// -nogpuinc: the attributes the HIP wrapper headers would have defined.
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#endif
+
+/// Launch bounds: `threads` per block everywhere; on NVIDIA also at least
+/// `minBlocks` resident blocks per SM (caps registers for the streaming
+/// kernels, whose bandwidth needs many loads in flight). AMD occupancy is
+/// checked from the code object's metadata (test/Kernels/resources.test).
+#if defined(__CUDACC__)
+#define FP8Q_LAUNCH_BOUNDS(threads, minBlocks)                                 \
+  __launch_bounds__(threads, minBlocks)
+#elif defined(__HIP__)
+#define FP8Q_LAUNCH_BOUNDS(threads, minBlocks)                                 \
+  __attribute__((amdgpu_flat_work_group_size(1, threads)))
+#endif
+
+#if defined(__HIP__) || defined(__CUDACC__)
+#define FP8Q_HOSTDEV __host__ __device__
+#define FP8Q_DEV __device__
+#define FP8Q_GPU 1
+#else
+#define FP8Q_HOSTDEV
+#define FP8Q_DEV
+#endif
+
+/// True while compiling device code for an AMD GPU.
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN__)
+#define FP8Q_AMDGCN 1
+#endif
+/// True while compiling device code for an NVIDIA GPU.
+#if defined(__CUDA_ARCH__)
+#define FP8Q_NVPTX 1
+#endif
+
+namespace fp8q::kern {
+
+/// Threads of a wave: 64 on gfx9 (wave64), 32 on NVIDIA.
+#if defined(FP8Q_NVPTX)
+constexpr int kWaveSize = 32;
+#else
+constexpr int kWaveSize = 64;
+#endif
+
+/// Bit casts usable in every mode.
+FP8Q_HOSTDEV inline uint32_t floatBits(float f) {
+#if defined(FP8Q_NVPTX)
+  return __float_as_uint(f);
+#elif defined(__clang__)
+  return __builtin_bit_cast(uint32_t, f);
+#else
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+#endif
+}
+FP8Q_HOSTDEV inline float bitsFloat(uint32_t u) {
+#if defined(FP8Q_NVPTX)
+  return __uint_as_float(u);
+#elif defined(__clang__)
+  return __builtin_bit_cast(float, u);
+#else
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+#endif
+}
+
+FP8Q_HOSTDEV inline float absf(float x) {
+#if defined(FP8Q_NVPTX)
+  return fabsf(x);
+#else
+  return __builtin_fabsf(x);
+#endif
+}
+/// max that ignores neither operand's sign of zero; NaN-free inputs assumed.
+FP8Q_HOSTDEV inline float maxf(float a, float b) { return a > b ? a : b; }
+FP8Q_HOSTDEV inline float minf(float a, float b) { return a < b ? a : b; }
+/// Correctly rounded square root (IEEE in every mode we build).
+FP8Q_HOSTDEV inline float sqrtF(float x) {
+#if defined(FP8Q_NVPTX)
+  return __fsqrt_rn(x);
+#else
+  return __builtin_sqrtf(x);
+#endif
+}
+/// Round to nearest integer, ties to even (the default FP rounding mode).
+FP8Q_HOSTDEV inline float rintF(float x) {
+#if defined(FP8Q_NVPTX)
+  return rintf(x);
+#else
+  return __builtin_rintf(x);
+#endif
+}
+
+#if defined(FP8Q_GPU)
+/// Thread index in the (1-D) block.
+__device__ inline int threadId() {
+#if defined(FP8Q_AMDGCN)
+  return __builtin_amdgcn_workitem_id_x();
+#else
+  return threadIdx.x;
+#endif
+}
+/// Block index along x and y.
+__device__ inline int64_t blockIdX() {
+#if defined(FP8Q_AMDGCN)
+  return __builtin_amdgcn_workgroup_id_x();
+#else
+  return blockIdx.x;
+#endif
+}
+__device__ inline int64_t blockIdY() {
+#if defined(FP8Q_AMDGCN)
+  return __builtin_amdgcn_workgroup_id_y();
+#else
+  return blockIdx.y;
+#endif
+}
+/// Workgroup barrier with LDS visibility.
+__device__ inline void barrier() {
+#if defined(FP8Q_AMDGCN)
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+#elif defined(FP8Q_NVPTX)
+  __syncthreads();
+#endif
+}
+/// Value of `v` in lane (lane ^ mask) of the same wave.
+__device__ inline float shflXor(float v, int mask) {
+#if defined(FP8Q_AMDGCN)
+  int lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+  return bitsFloat(
+      __builtin_amdgcn_ds_bpermute((lane ^ mask) << 2, (int)floatBits(v)));
+#elif defined(FP8Q_NVPTX)
+  return __shfl_xor_sync(0xffffffffu, v, mask);
+#else
+  return v;
+#endif
+}
+#endif // FP8Q_GPU
+
+/// 16 bytes, the unit of every vector load and store.
+struct alignas(16) Bytes16 {
+  uint32_t w[4];
+};
+/// 8 bytes.
+struct alignas(8) Bytes8 {
+  uint32_t w[2];
+};
+
+} // namespace fp8q::kern
+
+#endif // FP8Q_KERNELS_PORTABILITY_H

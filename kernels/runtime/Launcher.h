@@ -1,0 +1,64 @@
+//===- Launcher.h - Loading and launching the fp8q kernels ------*- C++ -*-===//
+//
+// The ABI implementation (HipRuntime.cpp) launches kernels by id. Two
+// back ends: LauncherModule.cpp loads the code object embedded for the
+// device's architecture (AMD, hipModuleLaunchKernel) and LauncherCuda.cu
+// compiles the same kernel sources with nvcc (hipLaunchKernel on CUDA).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_KERNELS_RUNTIME_LAUNCHER_H
+#define FP8Q_KERNELS_RUNTIME_LAUNCHER_H
+
+#include <stdint.h>
+#include <string>
+
+namespace fp8q::hiprt {
+
+/// The kernels, in the order of kKernelNames.
+enum class KernelId : int {
+  QuantizeBf16,
+  QuantizeF16,
+  QuantizeF32,
+  RmsBf16,
+  RmsF16,
+  RmsF32,
+  Materialize,
+  Preshuffle,
+  Unpreshuffle,
+  GemmPreshuffle,
+  GemmPlain,
+  GemmPortablePreshuffle,
+  GemmPortablePlain,
+  Count
+};
+
+/// Kernel symbol names (extern "C" in kernels/src).
+extern const char *const kKernelNames[(int)KernelId::Count];
+
+/// Grid or block extents.
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+/// What the back end found: the device architecture ("gfx950", "sm_90"),
+/// whether the MFMA GEMM kernels exist there, and the fp8 flavour their
+/// matrix instructions read (fp8q_fp8_type).
+struct DeviceInfo {
+  std::string arch;
+  bool hasMfma = false;
+  int mfmaFp8 = 0;
+};
+
+/// Initializes the device and loads the kernels once. On failure returns
+/// false and sets `error` (e.g. "no HIP device").
+bool initDevice(DeviceInfo &info, std::string &error);
+
+/// Launches kernel `id` with kernel arguments `args` (pointers to each
+/// argument) and waits for it. Returns false and sets `error` on failure.
+bool launchAndWait(KernelId id, Dim3 grid, Dim3 block, void **args,
+                   std::string &error);
+
+} // namespace fp8q::hiprt
+
+#endif // FP8Q_KERNELS_RUNTIME_LAUNCHER_H

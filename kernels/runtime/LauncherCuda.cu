@@ -1,0 +1,90 @@
+//===- LauncherCuda.cu - The same kernels, compiled by nvcc ---------------===//
+//
+// For NVIDIA GPUs (sm_90): the kernel sources are compiled into this
+// translation unit and launched with hipLaunchKernel (hip_on_cuda.h). The
+// MFMA GEMM kernels do not exist there; the portable GEMM runs instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HipApi.h"
+#include "Launcher.h"
+
+#include "../src/Fp8qKernels.hip"
+
+#include <mutex>
+
+namespace fp8q::hiprt {
+
+namespace {
+
+const void *kernelFunction(KernelId id) {
+  switch (id) {
+  case KernelId::QuantizeBf16:
+    return (const void *)fp8q_kernel_quantize_bf16;
+  case KernelId::QuantizeF16:
+    return (const void *)fp8q_kernel_quantize_f16;
+  case KernelId::QuantizeF32:
+    return (const void *)fp8q_kernel_quantize_f32;
+  case KernelId::RmsBf16:
+    return (const void *)fp8q_kernel_rms_norm_quantize_bf16;
+  case KernelId::RmsF16:
+    return (const void *)fp8q_kernel_rms_norm_quantize_f16;
+  case KernelId::RmsF32:
+    return (const void *)fp8q_kernel_rms_norm_quantize_f32;
+  case KernelId::Materialize:
+    return (const void *)fp8q_kernel_materialize;
+  case KernelId::Preshuffle:
+    return (const void *)fp8q_kernel_preshuffle;
+  case KernelId::Unpreshuffle:
+    return (const void *)fp8q_kernel_unpreshuffle;
+  case KernelId::GemmPortablePreshuffle:
+    return (const void *)fp8q_kernel_gemm_portable_preshuffle;
+  case KernelId::GemmPortablePlain:
+    return (const void *)fp8q_kernel_gemm_portable_plain;
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace
+
+bool initDevice(DeviceInfo &info, std::string &error) {
+  static std::string initError;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int count = 0;
+    hipError_t e = hipGetDeviceCount(&count);
+    if (e != hipSuccess || count == 0)
+      initError = std::string("no HIP device (CUDA: ") +
+                  (e == hipSuccess ? "0 devices" : hipGetErrorString(e)) + ")";
+  });
+  if (!initError.empty()) {
+    error = initError;
+    return false;
+  }
+  info.arch = "sm_90";
+  info.hasMfma = false;
+  info.mfmaFp8 = 0;
+  return true;
+}
+
+bool launchAndWait(KernelId id, Dim3 grid, Dim3 block, void **args,
+                   std::string &error) {
+  const void *f = kernelFunction(id);
+  if (!f) {
+    error = std::string(kKernelNames[(int)id]) + " does not exist on CUDA";
+    return false;
+  }
+  hipError_t e =
+      hipLaunchKernel(f, dim3(grid.x, grid.y, grid.z),
+                      dim3(block.x, block.y, block.z), args, 0, nullptr);
+  if (e == hipSuccess)
+    e = hipStreamSynchronize(nullptr);
+  if (e != hipSuccess) {
+    error = std::string(kKernelNames[(int)id]) + ": " + hipGetErrorString(e);
+    return false;
+  }
+  return true;
+}
+
+} // namespace fp8q::hiprt

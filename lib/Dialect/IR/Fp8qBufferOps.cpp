@@ -1,0 +1,150 @@
+//===- Fp8qBufferOps.cpp - memref forms of the fp8q ops -------------------===//
+//
+// Structural verifiers of the fp8q.buffer.* ops. They repeat the shape rules
+// of the tensor ops on memrefs: bufferization produces these ops, but they
+// are also public IR (tests, other compilers), and the runtime must never be
+// handed inconsistent shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q/Dialect/IR/Fp8qDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace fp8q;
+
+/// The GEMM scale block (1x128 activation groups, 128x128 weight blocks).
+static constexpr int64_t kGemmBlock = 128;
+
+/// Renders a shape as "?x56" for diagnostics.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << '?';
+        else
+          os << d;
+      },
+      "x");
+  return text;
+}
+
+/// Checks that `value` (a memref) has a shape compatible with `expected`;
+/// dynamic extents on either side match anything.
+static LogicalResult checkShape(Operation *op, StringRef name, Value value,
+                                ArrayRef<int64_t> expected) {
+  auto type = cast<MemRefType>(value.getType());
+  bool ok = type.getRank() == static_cast<int64_t>(expected.size());
+  for (int64_t d = 0; ok && d < type.getRank(); ++d)
+    ok = type.getDimSize(d) == expected[d] ||
+         ShapedType::isDynamic(type.getDimSize(d)) ||
+         ShapedType::isDynamic(expected[d]);
+  if (!ok)
+    return op->emitOpError()
+           << name << " must have shape [" << shapeStr(expected) << "], got ["
+           << shapeStr(type.getShape()) << "]";
+  return success();
+}
+
+static Type elementTypeOf(Value value) {
+  return cast<MemRefType>(value.getType()).getElementType();
+}
+
+/// Shared rules of the two quantizing ops: x, q [M, K], scale [M, K / g].
+static LogicalResult verifyQuantizeBuffers(Operation *op, Value x, Value q,
+                                           Value scale, int64_t groupSize) {
+  if (groupSize <= 0)
+    return op->emitOpError()
+           << "group_size must be positive, got " << groupSize;
+  auto xType = cast<MemRefType>(x.getType());
+  int64_t m = xType.getDimSize(0), k = xType.getDimSize(1);
+  if (ShapedType::isDynamic(k))
+    return op->emitOpError() << "K (dim 1 of x) must be static";
+  if (k % groupSize != 0)
+    return op->emitOpError()
+           << "group_size " << groupSize << " must divide K = " << k;
+  return failure(failed(checkShape(op, "q", q, {m, k})) ||
+                 failed(checkShape(op, "scale", scale, {m, k / groupSize})));
+}
+
+LogicalResult BufferQuantizeOp::verify() {
+  return verifyQuantizeBuffers(*this, getX(), getQ(), getScale(),
+                               getGroupSize());
+}
+
+LogicalResult BufferRmsNormQuantizeOp::verify() {
+  if (failed(verifyQuantizeBuffers(*this, getX(), getQ(), getScale(),
+                                   getGroupSize())))
+    return failure();
+  auto xType = cast<MemRefType>(getX().getType());
+  if (elementTypeOf(getGamma()) != xType.getElementType())
+    return emitOpError() << "gamma element type " << elementTypeOf(getGamma())
+                         << " must match x element type "
+                         << xType.getElementType();
+  if (failed(checkShape(*this, "gamma", getGamma(), {xType.getDimSize(1)})))
+    return failure();
+  if (Value y = getUnquantized()) {
+    if (elementTypeOf(y) != xType.getElementType())
+      return emitOpError() << "unquantized element type " << elementTypeOf(y)
+                           << " must match x element type "
+                           << xType.getElementType();
+    return checkShape(*this, "unquantized", y, xType.getShape());
+  }
+  return success();
+}
+
+LogicalResult BufferGemmOp::verify() {
+  auto qType = cast<MemRefType>(getQ().getType());
+  auto wType = cast<MemRefType>(getW().getType());
+  int64_t m = qType.getDimSize(0), k = qType.getDimSize(1);
+  int64_t n = wType.getDimSize(0);
+  if (ShapedType::isDynamic(k) || k % kGemmBlock != 0)
+    return emitOpError() << "K (dim 1 of q) must be a static multiple of "
+                         << kGemmBlock << ", got " << shapeStr({k});
+  if (!wType.hasStaticShape())
+    return emitOpError() << "w must have a static shape [N, K], got ["
+                         << shapeStr(wType.getShape()) << "]";
+  if (wType.getElementType() != qType.getElementType())
+    return emitOpError() << "w element type " << wType.getElementType()
+                         << " must match q element type "
+                         << qType.getElementType();
+  if (getWLayout() && (n % 16 != 0 || k % 32 != 0))
+    return emitOpError() << "preshuffle_16x16 needs N % 16 == 0 and "
+                            "K % 32 == 0, got N = "
+                         << n << ", K = " << k;
+  int64_t groups = k / kGemmBlock;
+  return failure(
+      failed(checkShape(*this, "w", getW(), {n, k})) ||
+      failed(checkShape(*this, "x_scale", getXScale(), {m, groups})) ||
+      failed(checkShape(*this, "w_scale", getWScale(),
+                        {llvm::divideCeilSigned(n, kGemmBlock), groups})) ||
+      failed(checkShape(*this, "out", getOut(), {m, n})));
+}
+
+LogicalResult BufferMaterializeOp::verify() {
+  return checkShape(*this, "dest", getDest(),
+                    cast<MemRefType>(getSource().getType()).getShape());
+}
+
+LogicalResult BufferPreshuffleOp::verify() {
+  auto wType = cast<MemRefType>(getW().getType());
+  if (!wType.hasStaticShape())
+    return emitOpError() << "w must have a static shape [N, K], got ["
+                         << shapeStr(wType.getShape()) << "]";
+  int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+  if (n % 16 != 0 || k % 32 != 0)
+    return emitOpError() << "preshuffle_16x16 needs N % 16 == 0 and "
+                            "K % 32 == 0, got N = "
+                         << n << ", K = " << k;
+  if (elementTypeOf(getDest()) != wType.getElementType())
+    return emitOpError() << "dest element type " << elementTypeOf(getDest())
+                         << " must match w element type "
+                         << wType.getElementType();
+  return checkShape(*this, "dest", getDest(), wType.getShape());
+}

@@ -1,0 +1,110 @@
+//===- EntryPoints.cpp - Exported ABI of the CPU runtime ------------------===//
+//
+// The `_mlir_ciface_fp8q_rt_*` entry points called by MLIR-lowered code and
+// the plain `fp8q_*` C API. Both share one implementation; they differ only
+// in what happens on error: MLIR-lowered code cannot check a status, so the
+// _mlir_ciface_ variants exit the process with status 1 (the message is
+// already on stderr), while the C API returns the status.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuRuntime.h"
+
+#include <cstdlib>
+
+using namespace fp8q::rt;
+
+namespace {
+/// Exits with status 1 on error: nothing has been written at this point.
+int32_t orExit(int32_t status) {
+  if (status != FP8Q_OK)
+    std::exit(1);
+  return status;
+}
+} // namespace
+
+extern "C" {
+
+//===-- quantize ----------------------------------------------------------===//
+
+#define FP8Q_DEFINE_QUANTIZE(SUFFIX, ACT)                                      \
+  FP8Q_RT_EXPORT int32_t fp8q_quantize_##SUFFIX(                               \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,             \
+      int64_t group_size, int32_t fp8_type) {                                  \
+    return quantizeImpl("fp8q_rt_quantize_" #SUFFIX, ACT, x, nullptr, q,       \
+                        scale, nullptr, 0.0f, group_size, fp8_type, false,     \
+                        false);                                                \
+  }                                                                            \
+  FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_##SUFFIX(               \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,             \
+      int64_t group_size, int32_t fp8_type) {                                  \
+    return orExit(fp8q_quantize_##SUFFIX(x, q, scale, group_size, fp8_type));  \
+  }                                                                            \
+  FP8Q_RT_EXPORT int32_t fp8q_rms_norm_quantize_##SUFFIX(                      \
+      fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon,                 \
+      int64_t group_size, int32_t fp8_type, int32_t keep_unquantized) {        \
+    return quantizeImpl("fp8q_rt_rms_norm_quantize_" #SUFFIX, ACT, x, gamma,   \
+                        q, scale, y, epsilon, group_size, fp8_type, true,      \
+                        keep_unquantized != 0);                                \
+  }                                                                            \
+  FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_rms_norm_quantize_##SUFFIX(      \
+      fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon,                 \
+      int64_t group_size, int32_t fp8_type, int32_t keep_unquantized) {        \
+    return orExit(fp8q_rms_norm_quantize_##SUFFIX(                             \
+        x, gamma, q, scale, y, epsilon, group_size, fp8_type,                  \
+        keep_unquantized));                                                    \
+  }
+
+FP8Q_DEFINE_QUANTIZE(bf16, ActType::BF16)
+FP8Q_DEFINE_QUANTIZE(f16, ActType::F16)
+FP8Q_DEFINE_QUANTIZE(f32, ActType::F32)
+
+#undef FP8Q_DEFINE_QUANTIZE
+
+//===-- materialize, preshuffle -------------------------------------------===//
+
+FP8Q_RT_EXPORT int32_t fp8q_materialize(fp8q_memref_2d *src,
+                                        fp8q_memref_2d *dst) {
+  return materializeImpl("fp8q_rt_materialize", src, dst);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_materialize(fp8q_memref_2d *src,
+                                                        fp8q_memref_2d *dst) {
+  return orExit(fp8q_materialize(src, dst));
+}
+
+FP8Q_RT_EXPORT int32_t fp8q_preshuffle(fp8q_memref_2d *w, fp8q_memref_2d *dst) {
+  return preshuffleImpl("fp8q_rt_preshuffle", w, dst, /*inverse=*/false);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_preshuffle(fp8q_memref_2d *w,
+                                                       fp8q_memref_2d *dst) {
+  return orExit(fp8q_preshuffle(w, dst));
+}
+
+FP8Q_RT_EXPORT int32_t fp8q_unpreshuffle(fp8q_memref_2d *src,
+                                         fp8q_memref_2d *dst) {
+  return preshuffleImpl("fp8q_unpreshuffle", src, dst, /*inverse=*/true);
+}
+
+//===-- gemm --------------------------------------------------------------===//
+
+FP8Q_RT_EXPORT int32_t fp8q_gemm(fp8q_memref_2d *q, fp8q_memref_2d *x_scale,
+                                 fp8q_memref_2d *w, fp8q_memref_2d *w_scale,
+                                 fp8q_memref_2d *out, int32_t kernel,
+                                 int32_t fp8_type, int32_t weight_layout) {
+  return gemmImpl("fp8q_rt_gemm", q, x_scale, w, w_scale, out, kernel, fp8_type,
+                  weight_layout);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_2d *out, int32_t kernel,
+    int32_t fp8_type, int32_t weight_layout) {
+  return orExit(
+      fp8q_gemm(q, x_scale, w, w_scale, out, kernel, fp8_type, weight_layout));
+}
+
+} // extern "C"

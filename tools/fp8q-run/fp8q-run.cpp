@@ -1,0 +1,434 @@
+//===- fp8q-run.cpp - Compile and run an fp8q model on a runtime ----------===//
+//
+// The main job: takes the tensor-level fp8q IR of a decode step (from
+// fp8q-model-gen), reports the kernels --fp8q-select-kernels picks and the
+// layout work --fp8q-propagate-scale-layout does, compiles it with
+// --fp8q-pipeline, runs it through the ExecutionEngine on a runtime library
+// (the CPU reference runtime by default) with seeded random inputs, and
+// measures it against an fp32 reference of the same graph with the
+// quantization taken out. With --compare-unfixed it also runs the program
+// compiled without layout propagation, as the historical hand-placed flow
+// did, in the runtime's unchecked mode, to show the damage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReferenceInterpreter.h"
+
+#include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/InitFp8q.h"
+#include "fp8q/Pipelines/Pipelines.h"
+#include "fp8q/Runtime/fp8q_numerics.h"
+#include "fp8q/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/WithColor.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+using namespace mlir;
+using llvm::cl::desc;
+using llvm::cl::init;
+using llvm::cl::opt;
+
+static opt<std::string> inputFile(llvm::cl::Positional, llvm::cl::Required,
+                                  desc("<fp8q tensor IR>"));
+static opt<std::string> entryName("entry", desc("Entry function"),
+                                  init("decode_step"));
+static opt<std::string> runtimeLib(
+    "runtime",
+    desc("Runtime library implementing the fp8q ABI (default: "
+         "libfp8q_runtime_cpu.so beside this tool's lib directory)"),
+    init(""));
+static opt<unsigned> seed("seed", desc("Seed of the random inputs"), init(1));
+static opt<bool> compareUnfixed(
+    "compare-unfixed",
+    desc("Also run the program compiled without layout propagation, in the "
+         "runtime's unchecked mode (the historical failure)"));
+static opt<bool> fuseProducers("fuse-producers",
+                               desc("Fuse transposed scale writes into the "
+                                    "quantize producers"),
+                               init(true));
+
+namespace {
+/// MLIR's strided memref descriptor, any element type, rank <= 3.
+struct Descriptor {
+  void *allocated, *aligned;
+  int64_t offset;
+  int64_t sizesAndStrides[6];
+};
+
+/// One argument of the entry function: its bytes and its reference values.
+struct Argument {
+  std::vector<uint8_t> bytes;
+  Descriptor desc{};
+  fp8q::RefTensor reference;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void progress(const llvm::Twine &message) {
+  llvm::outs() << "fp8q-run: " << message << "\n";
+  llvm::outs().flush();
+}
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "fp8q-run") << message << "\n";
+  return 1;
+}
+
+/// Fills the descriptor of a dense row-major buffer of `shape`.
+void describe(Argument &arg, ArrayRef<int64_t> shape) {
+  arg.desc.allocated = arg.desc.aligned = arg.bytes.data();
+  arg.desc.offset = 0;
+  int64_t rank = shape.size(), stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    arg.desc.sizesAndStrides[d] = shape[d];
+    arg.desc.sizesAndStrides[rank + d] = stride;
+    stride *= shape[d];
+  }
+}
+
+/// Seeded inputs for the entry's arguments: bf16 activations ~ N(0, 1),
+/// bf16 norm weights ~ 1 + N(0, 0.1), FP8 weights ~ N(0, 1/sqrt(K))
+/// quantized per 128x128 block with their f32 block scales (the argument
+/// that follows each weight).
+FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
+                                            std::mt19937 &rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<Argument> args(fn.getNumArguments());
+  ArrayRef<Type> types = fn.getArgumentTypes();
+  for (size_t i = 0; i < types.size(); ++i) {
+    auto type = dyn_cast<RankedTensorType>(types[i]);
+    if (!type || !type.hasStaticShape() || type.getRank() > 2)
+      return fn.emitError("fp8q-run: argument #")
+             << i << " must be a static tensor of rank 1 or 2, got "
+             << types[i];
+    Type elt = type.getElementType();
+    int64_t n = type.getNumElements();
+    Argument &arg = args[i];
+    if (elt.isBF16()) {
+      bool norm = type.getRank() == 1;
+      std::vector<float> values(n);
+      arg.bytes.resize(2 * n);
+      auto *bits = reinterpret_cast<uint16_t *>(arg.bytes.data());
+      for (int64_t e = 0; e < n; ++e) {
+        float v = norm ? 1.0f + 0.1f * normal(rng) : normal(rng);
+        bits[e] = fp8q_f32_to_bf16(v);
+        values[e] = fp8q_bf16_to_f32(bits[e]);
+      }
+      describe(arg, type.getShape());
+      arg.reference = fp8q::RefTensor::make(type.getShape(), values);
+      continue;
+    }
+    if (fp8q::isFp8Type(elt) && type.getRank() == 2) {
+      auto scaleType = i + 1 < types.size()
+                           ? dyn_cast<RankedTensorType>(types[i + 1])
+                           : RankedTensorType();
+      int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+      int64_t blocksN = (rows + 127) / 128, blocksK = cols / 128;
+      if (!scaleType || !scaleType.getElementType().isF32() ||
+          scaleType.getShape() != ArrayRef<int64_t>{blocksN, blocksK})
+        return fn.emitError("fp8q-run: FP8 weight argument #")
+               << i << " must be followed by its [" << blocksN << ", "
+               << blocksK << "] f32 block scale";
+      int fp8 = isa<Float8E4M3FNUZType>(elt) ? FP8Q_F8E4M3FNUZ
+                                              : FP8Q_F8E4M3FN;
+      float sigma = 1.0f / std::sqrt(float(cols));
+      std::vector<float> w(n);
+      for (float &v : w)
+        v = sigma * normal(rng);
+      std::vector<float> scales(blocksN * blocksK), decoded(n);
+      arg.bytes.resize(n);
+      for (int64_t bn = 0; bn < blocksN; ++bn)
+        for (int64_t bk = 0; bk < blocksK; ++bk) {
+          float amax = 0;
+          for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
+            for (int64_t c = bk * 128; c < bk * 128 + 128; ++c)
+              amax = std::max(amax, std::fabs(w[r * cols + c]));
+          float s = fp8q_quant_scale(amax, fp8);
+          scales[bn * blocksK + bk] = s;
+          for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
+            for (int64_t c = bk * 128; c < bk * 128 + 128; ++c) {
+              uint8_t code = fp8q_quantize_value(w[r * cols + c], s, fp8);
+              arg.bytes[r * cols + c] = code;
+              decoded[r * cols + c] = fp8q_fp8_decode(code, fp8);
+            }
+        }
+      describe(arg, type.getShape());
+      arg.reference = fp8q::RefTensor::make(type.getShape(), decoded);
+      Argument &scaleArg = args[++i];
+      scaleArg.bytes.resize(4 * scales.size());
+      std::memcpy(scaleArg.bytes.data(), scales.data(), scaleArg.bytes.size());
+      describe(scaleArg, scaleType.getShape());
+      scaleArg.reference = fp8q::RefTensor::make(scaleType.getShape(), scales);
+      continue;
+    }
+    return fn.emitError("fp8q-run: unsupported argument #")
+           << i << " of type " << type;
+  }
+  return args;
+}
+
+/// What the layout passes did to a module: kernels chosen, copies and
+/// fused producers.
+struct LayoutReport {
+  llvm::StringMap<int> kernels;
+  int copies = 0, noCopy = 0, fused = 0, producers = 0;
+};
+
+FailureOr<LayoutReport> analyzeLayouts(ModuleOp module, bool fuse) {
+  // The per-materialization remarks are for fp8q-opt users; here the counts
+  // below say it all.
+  ScopedDiagnosticHandler quietRemarks(
+      module.getContext(), [](Diagnostic &diag) {
+        return success(diag.getSeverity() == DiagnosticSeverity::Remark);
+      });
+  OwningOpRef<ModuleOp> clone = module.clone();
+  PassManager pm(module.getContext());
+  pm.addPass(fp8q::createSelectKernels());
+  fp8q::PropagateScaleLayoutOptions options;
+  options.fuseProducers = fuse;
+  pm.addPass(fp8q::createPropagateScaleLayout(options));
+  pm.addPass(fp8q::createVerifyContracts());
+  if (failed(pm.run(*clone)))
+    return failure();
+  LayoutReport report;
+  clone->walk([&](Operation *op) {
+    if (auto gemm = dyn_cast<fp8q::GemmOp>(op)) {
+      if (gemm.getKernel())
+        ++report.kernels[fp8q::stringifyKernel(*gemm.getKernel())];
+    } else if (auto m = dyn_cast<fp8q::MaterializeOp>(op)) {
+      ++(m.isNoCopy() ? report.noCopy : report.copies);
+    } else if (isa<fp8q::QuantizeOp, fp8q::RmsNormQuantizeOp>(op)) {
+      ++report.producers;
+      auto scale = cast<RankedTensorType>(op->getResult(1).getType());
+      if (!fp8q::getScaleLayout(scale).isRowMajor())
+        ++report.fused;
+    }
+  });
+  return report;
+}
+
+/// Compiles a clone of `module` with --fp8q-pipeline and runs the entry.
+FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
+                                            std::vector<Argument> &args,
+                                            ArrayRef<int64_t> resultShape,
+                                            StringRef runtime) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  auto fn = clone->lookupSymbol<func::FuncOp>(entryName);
+  fn->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
+  PassManager pm(module.getContext());
+  fp8q::Fp8qPipelineOptions options;
+  options.skipPropagation = !propagate;
+  options.fuseProducers = fuseProducers;
+  fp8q::buildFp8qPipeline(pm, options);
+  if (failed(pm.run(*clone)))
+    return failure();
+
+  std::string runnerUtils =
+      (llvm::Twine(LLVM_LIBRARY_DIR) + "/libmlir_c_runner_utils.so").str();
+  SmallVector<StringRef> libs{runtime, runnerUtils};
+  // The transformer is a std::function held by reference: keep it alive.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(2, 0, nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.sharedLibPaths = libs;
+  engineOptions.transformer = optimize;
+  auto engine = ExecutionEngine::create(*clone, engineOptions);
+  if (!engine) {
+    (void)fail("JIT: " + llvm::toString(engine.takeError()));
+    return failure();
+  }
+  Descriptor result{};
+  void *resultPtr = &result;
+  std::vector<void *> argPtrs(args.size());
+  SmallVector<void *> packed{&resultPtr};
+  for (size_t i = 0; i < args.size(); ++i) {
+    argPtrs[i] = &args[i].desc;
+    packed.push_back(&argPtrs[i]);
+  }
+  if (llvm::Error err = (*engine)->invokePacked(
+          "_mlir_ciface_" + entryName, packed)) {
+    (void)fail("JIT: " + llvm::toString(std::move(err)));
+    return failure();
+  }
+  int64_t n = resultShape[0] * resultShape[1];
+  std::vector<float> out(n);
+  const auto *bits = static_cast<const uint16_t *>(result.aligned);
+  int64_t s0 = result.sizesAndStrides[2], s1 = result.sizesAndStrides[3];
+  for (int64_t i = 0; i < resultShape[0]; ++i)
+    for (int64_t j = 0; j < resultShape[1]; ++j)
+      out[i * resultShape[1] + j] =
+          fp8q_bf16_to_f32(bits[result.offset + i * s0 + j * s1]);
+  free(result.allocated);
+  return out;
+}
+
+/// Cosine similarity and relative L2 error of `y` against `ref`.
+std::pair<double, double> compare(ArrayRef<float> y, ArrayRef<float> ref) {
+  double dot = 0, yy = 0, rr = 0, dd = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    dot += double(y[i]) * ref[i];
+    yy += double(y[i]) * y[i];
+    rr += double(ref[i]) * ref[i];
+    dd += (double(y[i]) - ref[i]) * (double(y[i]) - ref[i]);
+  }
+  return {dot / std::sqrt(yy * rr), std::sqrt(dd / rr)};
+}
+
+std::string defaultRuntime(const char *argv0) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&defaultRuntime));
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(path, "lib", "libfp8q_runtime_cpu.so");
+  return std::string(path);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv, "fp8q-run: compile an fp8q model and run it on a runtime\n");
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  fp8q::registerFp8qDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  auto fn = module->lookupSymbol<func::FuncOp>(entryName);
+  if (!fn || fn.isExternal() || fn.getNumResults() != 1)
+    return fail("no function @" + entryName +
+                " with a body and one result in " + inputFile);
+  auto resultType = dyn_cast<RankedTensorType>(fn.getResultTypes()[0]);
+  if (!resultType || !resultType.hasStaticShape() || resultType.getRank() != 2 ||
+      !resultType.getElementType().isBF16())
+    return fail("@" + entryName + " must return a static 2-D bf16 tensor");
+  std::string runtime =
+      runtimeLib.empty() ? defaultRuntime(argv[0]) : runtimeLib.getValue();
+  if (!llvm::sys::fs::exists(runtime))
+    return fail("runtime library '" + runtime + "' not found");
+
+  // 1. What the compiler decides.
+  auto start = Clock::now();
+  FailureOr<LayoutReport> fused = analyzeLayouts(*module, /*fuse=*/true);
+  FailureOr<LayoutReport> unfused = analyzeLayouts(*module, /*fuse=*/false);
+  if (failed(fused) || failed(unfused))
+    return 1;
+  llvm::outs() << "kernels chosen:";
+  for (auto &entry : fused->kernels)
+    llvm::outs() << " " << entry.getKey() << " x" << entry.getValue();
+  llvm::outs() << "\nscale copies (fp8q.materialize): " << fused->copies
+               << " with fusion, " << unfused->copies << " without\n"
+               << "producers writing a fused transposed scale: "
+               << fused->fused << " of " << fused->producers << "\n";
+
+  // 2. Inputs and the fp32 reference.
+  std::mt19937 rng(seed);
+  FailureOr<std::vector<Argument>> args = makeInputs(fn, rng);
+  if (failed(args))
+    return 1;
+  progress(llvm::formatv("inputs ready ({0} arguments, seed {1}); computing "
+                         "the fp32 reference",
+                         args->size(), unsigned(seed)));
+  start = Clock::now();
+  SmallVector<fp8q::RefTensor> refArgs;
+  for (Argument &a : *args)
+    refArgs.push_back(a.reference);
+  FailureOr<SmallVector<fp8q::RefTensor>> ref =
+      fp8q::evaluateReference(fn, refArgs);
+  if (failed(ref))
+    return 1;
+  ArrayRef<float> refOut(*(*ref)[0].data);
+  const std::vector<float> &input = *refArgs[0].data;
+  progress(llvm::formatv("reference done in {0:f1} s", seconds(start)));
+
+  auto report = [&](StringRef label, ArrayRef<float> y) {
+    auto [cosine, relErr] = compare(y, refOut);
+    // The residual stream carries the input through; measure the update the
+    // layers computed too.
+    std::vector<float> dy(y.size()), dref(y.size());
+    bool sameShape = input.size() == y.size();
+    for (size_t i = 0; sameShape && i < y.size(); ++i) {
+      dy[i] = y[i] - input[i];
+      dref[i] = refOut[i] - input[i];
+    }
+    llvm::outs() << llvm::formatv("{0,-34} output cosine {1:f6}  rel. error "
+                                  "{2:f4}",
+                                  label, cosine, relErr);
+    if (sameShape) {
+      auto [dCos, dErr] = compare(dy, dref);
+      llvm::outs() << llvm::formatv("   layer update cosine {0:f6}  rel. "
+                                    "error {1:f4}",
+                                    dCos, dErr);
+    }
+    llvm::outs() << "\n";
+  };
+
+  // 3. The compiled program, layouts by fp8q.
+  progress("compiling with --fp8q-pipeline and running on " +
+           llvm::sys::path::filename(runtime));
+  start = Clock::now();
+  FailureOr<std::vector<float>> out =
+      compileAndRun(*module, /*propagate=*/true, *args, resultType.getShape(),
+                    runtime);
+  if (failed(out))
+    return 1;
+  progress(llvm::formatv("done in {0:f1} s", seconds(start)));
+  report("fp8q (contracts proven):", *out);
+
+  // 4. The historical failure: no propagation, unchecked runtime.
+  if (compareUnfixed) {
+    progress("compiling without layout propagation (skip-propagation) and "
+             "running with FP8Q_RT_UNCHECKED=1");
+    setenv("FP8Q_RT_UNCHECKED", "1", 1);
+    FailureOr<std::vector<float>> bad =
+        compileAndRun(*module, /*propagate=*/false, *args,
+                      resultType.getShape(), runtime);
+    unsetenv("FP8Q_RT_UNCHECKED");
+    if (failed(bad))
+      return 1;
+    report("no propagation (wrong layouts):", *bad);
+  }
+  return 0;
+}

@@ -1,0 +1,84 @@
+//===- HipRuntimeTest.cpp - libfp8q_runtime_hip.so without a GPU ----------===//
+//
+// The HIP runtime validates operands and kernel contracts before it touches
+// the device (same statuses as the CPU runtime), and on a machine without an
+// AMD GPU every launch fails with FP8Q_ERR_DEVICE (8) and "no HIP device".
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestData.h"
+
+#include <hip/hip_runtime_api.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace fp8q::kern::test;
+
+namespace {
+
+bool haveDevice() {
+  int n = 0;
+  return hipGetDeviceCount(&n) == hipSuccess && n > 0;
+}
+
+TEST(HipRuntime, NoDeviceIsAClearError) {
+  if (haveDevice())
+    GTEST_SKIP() << "an AMD GPU is present";
+  std::vector<uint16_t> x(4 * 256, 0x3f80); // bf16 1.0
+  std::vector<uint8_t> q(4 * 256);
+  std::vector<float> s(4 * 2);
+  fp8q_memref_2d xd = memref2d(x.data(), 4, 256, 256, 1);
+  fp8q_memref_2d qd = memref2d(q.data(), 4, 256, 256, 1);
+  fp8q_memref_2d sd = memref2d(s.data(), 4, 2, 1, 4); // column-major
+  EXPECT_EQ(fp8q_quantize_bf16(&xd, &qd, &sd, 128, FP8Q_F8E4M3FN), 8);
+  EXPECT_NE(std::string(fp8q_last_error()).find("no HIP device"),
+            std::string::npos)
+      << fp8q_last_error();
+  EXPECT_STREQ(fp8q_status_name(8), "FP8Q_ERR_DEVICE");
+}
+
+TEST(HipRuntime, OperandErrorsComeBeforeTheDevice) {
+  std::vector<uint16_t> x(4 * 256);
+  std::vector<uint8_t> q(4 * 256);
+  std::vector<float> s(4 * 2);
+  fp8q_memref_2d xd = memref2d(x.data(), 4, 256, 256, 1);
+  fp8q_memref_2d qd = memref2d(q.data(), 4, 256, 256, 1);
+  fp8q_memref_2d sd = memref2d(s.data(), 4, 2, 2, 1);
+  EXPECT_EQ(fp8q_quantize_bf16(&xd, &qd, &sd, 96, FP8Q_F8E4M3FN), FP8Q_ERR_ARG);
+  EXPECT_EQ(fp8q_quantize_bf16(&xd, &qd, &sd, 128, 7), FP8Q_ERR_ARG);
+  fp8q_memref_2d bad = memref2d(s.data(), 4, 2, 1, 1); // overlapping
+  EXPECT_EQ(fp8q_quantize_bf16(&xd, &qd, &bad, 128, FP8Q_F8E4M3FN),
+            FP8Q_ERR_LAYOUT);
+  std::string e = fp8q_last_error();
+  EXPECT_NE(e.find("overlap"), std::string::npos) << e;
+}
+
+TEST(HipRuntime, GemmContractIsCheckedBeforeTheDevice) {
+  // ck_bpreshuffle given a row-major scale for M = 4, G = 2.
+  const int64_t M = 4, N = 128, K = 256, G = 2;
+  std::vector<uint8_t> q(M * K), w(N * K);
+  std::vector<float> xs(M * G), ws(G);
+  std::vector<uint16_t> out(M * N);
+  fp8q_memref_2d qd = memref2d(q.data(), M, K, K, 1);
+  fp8q_memref_2d xd = memref2d(xs.data(), M, G, G, 1);
+  fp8q_memref_2d wd = memref2d(w.data(), N, K, K, 1);
+  fp8q_memref_2d wsd = memref2d(ws.data(), 1, G, G, 1);
+  fp8q_memref_2d od = memref2d(out.data(), M, N, N, 1);
+  EXPECT_EQ(fp8q_gemm(&qd, &xd, &wd, &wsd, &od, FP8Q_KERNEL_CK_BPRESHUFFLE,
+                      FP8Q_F8E4M3FN, FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16),
+            FP8Q_ERR_CONTRACT);
+  std::string e = fp8q_last_error();
+  EXPECT_NE(e.find("x_scale of kernel ck_bpreshuffle must have strides (1, 4)"),
+            std::string::npos)
+      << e;
+  // The plain weight is a contract violation too once the scale is right.
+  fp8q_memref_2d xc = memref2d(xs.data(), M, G, 1, M);
+  EXPECT_EQ(fp8q_gemm(&qd, &xc, &wd, &wsd, &od, FP8Q_KERNEL_CK_BPRESHUFFLE,
+                      FP8Q_F8E4M3FN, FP8Q_WEIGHT_LAYOUT_PLAIN),
+            FP8Q_ERR_CONTRACT);
+}
+
+} // namespace

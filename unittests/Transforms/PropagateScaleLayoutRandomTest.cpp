@@ -1,0 +1,416 @@
+//===- PropagateScaleLayoutRandomTest.cpp - Random graphs vs brute force --===//
+//
+// Builds random small programs (up to about 8 scale values: public
+// arguments, quantize producers, opaque producers; gemms of every kernel,
+// unknown consumers, public results; scf.if merges and scf.for loops, with
+// hand-written materializations wherever the input needs a type change),
+// runs --fp8q-propagate-scale-layout and checks:
+//   (a) every gemm's x_scale satisfies its kernel's contract;
+//   (b) the number of fp8q.materialize ops equals the minimum that an
+//       exhaustive search over layout assignments finds. The search below
+//       is written from the cost model alone (ScaleLayoutSolver.h) and
+//       shares no code with the pass: strides are computed here by hand;
+//   (c) a second run changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Target/KernelContracts.h"
+#include "fp8q/Transforms/Passes.h"
+#include "fp8q/Transforms/PropagateScaleLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+namespace {
+
+// Layouts the generator uses, and their spelling.
+enum Layout { Row = 0, Col = 1, Col4 = 2, NumLayouts = 3 };
+const char *kEncoding[] = {"", ", #fp8q.layout<col_major>",
+                           ", #fp8q.layout<col_major, align = 4>"};
+
+/// The abstract program, as the cost model sees it.
+struct Model {
+  struct Node {
+    bool pinned;
+    int layout;
+  };
+  enum Kind { Exact, Bytes, Flow };
+  struct Use {
+    Kind kind;
+    int layout; // Exact, Bytes
+    int node;   // Flow
+  };
+  struct Value {
+    int node;
+    std::vector<Use> uses;
+  };
+  std::vector<Node> nodes;
+  std::vector<Value> values;
+  int64_t m = -1; // static M, or -1 when dynamic
+  static constexpr int64_t g = 2;
+
+  /// Stride vector of a layout for this model's shape, or nothing for a
+  /// dynamic-M column stride.
+  std::pair<int64_t, int64_t> strides(int layout) const {
+    if (layout == Row)
+      return {g, 1};
+    int64_t align = layout == Col4 ? 4 : 1;
+    if (m < 0)
+      return {1, -1 - align}; // distinct per align, never equal to a number
+    return {1, (m + align - 1) / align * align};
+  }
+  /// Same bytes: strides agree on every dimension of extent > 1.
+  bool same(int a, int b) const {
+    if (a == b)
+      return true;
+    auto [a0, a1] = strides(a);
+    auto [b0, b1] = strides(b);
+    bool dim0 = m == 1 || a0 == b0;
+    bool dim1 = g == 1 || a1 == b1;
+    return dim0 && dim1;
+  }
+
+  /// Materializations one value needs when nodes have `assign`.
+  int valueCost(const Value &v, const std::vector<int> &assign) const {
+    int own = assign[v.node];
+    std::set<int> exact;
+    for (const Use &u : v.uses) {
+      int want = u.kind == Flow ? assign[u.node] : u.layout;
+      if (u.kind != Bytes && want != own)
+        exact.insert(want);
+    }
+    // Byte needs not served by the value or an exact materialization,
+    // counted once per class of equal layouts.
+    std::vector<int> classes;
+    for (const Use &u : v.uses) {
+      if (u.kind != Bytes || same(u.layout, own))
+        continue;
+      bool served = false;
+      for (int e : exact)
+        served |= same(e, u.layout);
+      for (int c : classes)
+        served |= same(c, u.layout);
+      if (!served)
+        classes.push_back(u.layout);
+    }
+    return exact.size() + classes.size();
+  }
+
+  /// Exhaustive minimum over every layout of every free node.
+  int minimum() const {
+    std::vector<int> freeNodes;
+    std::vector<int> assign;
+    for (unsigned n = 0; n < nodes.size(); ++n) {
+      assign.push_back(nodes[n].layout);
+      if (!nodes[n].pinned)
+        freeNodes.push_back(n);
+    }
+    int best = -1;
+    int64_t combos = 1;
+    for (size_t i = 0; i < freeNodes.size(); ++i)
+      combos *= NumLayouts;
+    for (int64_t c = 0; c < combos; ++c) {
+      int64_t rest = c;
+      for (int n : freeNodes) {
+        assign[n] = rest % NumLayouts;
+        rest /= NumLayouts;
+      }
+      int cost = 0;
+      for (const Value &v : values)
+        cost += valueCost(v, assign);
+      if (best < 0 || cost < best)
+        best = cost;
+    }
+    return best;
+  }
+};
+
+/// Random program generator: the text and the model side by side.
+class Generator {
+public:
+  Generator(unsigned seed, bool fuse) : rng(seed), fuse(fuse) {
+    static const int64_t ms[] = {-1, -1, 1, 16, 6};
+    model.m = ms[pick(5)];
+    mText = model.m < 0 ? "?" : std::to_string(model.m);
+  }
+
+  std::string generate() {
+    std::vector<Scale> visible;
+    int numArgs = pick(3);
+    for (int i = 0; i < numArgs; ++i) {
+      int layout = pick(NumLayouts);
+      std::string name = "%a" + std::to_string(i);
+      args += ", " + name + ": " + scaleType(layout);
+      visible.push_back({name, newValue(newNode(true, layout)), layout});
+    }
+    std::string body;
+    block(body, visible, "    ", /*depth=*/0);
+    // Public results: exact layouts.
+    std::string results, returned;
+    int numResults = visible.empty() ? 0 : pick(3);
+    for (int i = 0; i < numResults; ++i) {
+      Scale &v = visible[pick(visible.size())];
+      int layout = pick(NumLayouts);
+      use(v, Model::Exact, layout);
+      results += std::string(i ? ", " : "") + scaleType(layout);
+      returned += std::string(i ? ", " : "") + convert(body, v, layout, "    ");
+    }
+    std::string text =
+        "func.func @main(%x: tensor<" + mText + "x256xbf16>, %q: tensor<" +
+        mText +
+        "x256xf8E4M3FN>, %w: tensor<128x256xf8E4M3FN>, %wp: "
+        "tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, "
+        "%ws: tensor<1x2xf32>, %c: i1" +
+        args + ") -> (" + results + ") {\n" +
+        "    %c0 = arith.constant 0 : index\n"
+        "    %c1 = arith.constant 1 : index\n"
+        "    %c2 = arith.constant 2 : index\n" +
+        body + "    return " + returned +
+        (numResults ? " : " + results : std::string()) + "\n}\n";
+    return text;
+  }
+
+  Model model;
+
+private:
+  struct Scale {
+    std::string name;
+    int value;
+    int layout;
+  };
+
+  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); }
+  std::string fresh(const char *prefix) {
+    return "%" + std::string(prefix) + std::to_string(counter++);
+  }
+  std::string scaleType(int layout) {
+    return "tensor<" + mText + "x2xf32" + kEncoding[layout] + ">";
+  }
+  int newNode(bool pinned, int layout) {
+    model.nodes.push_back({pinned, layout});
+    return model.nodes.size() - 1;
+  }
+  int newValue(int node) {
+    model.values.push_back({node, {}});
+    return model.values.size() - 1;
+  }
+  void use(const Scale &v, Model::Kind kind, int layoutOrNode) {
+    Model::Use u{kind, 0, 0};
+    (kind == Model::Flow ? u.node : u.layout) = layoutOrNode;
+    model.values[v.value].uses.push_back(u);
+  }
+  /// Returns the name of `v` in `layout`, materializing when the input
+  /// needs a type change (the pass strips and re-derives these).
+  std::string convert(std::string &out, const Scale &v, int layout,
+                      const std::string &indent) {
+    if (v.layout == layout)
+      return v.name;
+    std::string name = fresh("m");
+    out += indent + name + " = fp8q.materialize " + v.name + " : " +
+           scaleType(v.layout) + " -> " + scaleType(layout) + "\n";
+    return name;
+  }
+
+  void consume(std::string &out, const Scale &v, const std::string &indent) {
+    // Sometimes hand the consumer a hand-written materialization.
+    std::string name = v.name;
+    int layout = v.layout;
+    if (pick(4) == 0) {
+      layout = pick(NumLayouts);
+      name = convert(out, v, layout, indent);
+    }
+    if (pick(5) == 0) {
+      out += indent + "\"test.use\"(" + name + ") : (" + scaleType(layout) +
+             ") -> ()\n";
+      use(v, Model::Exact, Row);
+      return;
+    }
+    static const char *kernels[] = {"ck_bpreshuffle", "ck",     "triton",
+                                    "deepgemm",       "cublas", ""};
+    static const int needs[] = {Col, Row, -1, Col4, Col, -1};
+    int k = pick(6);
+    bool pre = k == 0;
+    out += indent + fresh("y") + " = fp8q.gemm %q, " + name + ", " +
+           (pre ? "%wp" : "%w") + ", %ws" +
+           (*kernels[k]
+                ? std::string(" {kernel = #fp8q.kernel<") + kernels[k] + ">}"
+                : std::string()) +
+           " : tensor<" + mText + "x256xf8E4M3FN>, " + scaleType(layout) +
+           ", tensor<128x256xf8E4M3FN" +
+           (pre ? ", #fp8q.weight_layout<preshuffle_16x16>" : "") +
+           ">, tensor<1x2xf32> -> tensor<" + mText + "x128xbf16>\n";
+    if (needs[k] >= 0)
+      use(v, Model::Bytes, needs[k]);
+  }
+
+  Scale produce(std::string &out, const std::string &indent) {
+    int layout = pick(NumLayouts);
+    std::string name = fresh("s");
+    if (pick(4) == 0) {
+      out += indent + name + " = \"test.make\"() : () -> " + scaleType(layout) +
+             "\n";
+      return {name, newValue(newNode(true, layout)), layout};
+    }
+    out += indent + fresh("q") + ", " + name + " = fp8q.quantize %x : tensor<" +
+           mText + "x256xbf16> -> tensor<" + mText + "x256xf8E4M3FN>, " +
+           scaleType(layout) + "\n";
+    return {name, newValue(newNode(!fuse, layout)), layout};
+  }
+
+  void block(std::string &out, std::vector<Scale> &visible,
+             const std::string &indent, int depth) {
+    int statements = 1 + pick(depth ? 3 : 6);
+    for (int s = 0; s < statements && model.values.size() < 8; ++s) {
+      int what = pick(10);
+      if (visible.empty() || what < 3) {
+        visible.push_back(produce(out, indent));
+      } else if (what < 7) {
+        consume(out, visible[pick(visible.size())], indent);
+      } else if (what < 8 && visible.size() >= 1) {
+        // scf.if merging two values.
+        const Scale a = visible[pick(visible.size())];
+        const Scale b = visible[pick(visible.size())];
+        int layout = pick(NumLayouts);
+        int node = newNode(false, layout);
+        use(a, Model::Flow, node);
+        use(b, Model::Flow, node);
+        std::string thenBody, elseBody;
+        std::string inner = indent + "  ";
+        std::string ya = convert(thenBody, a, layout, inner);
+        std::string yb = convert(elseBody, b, layout, inner);
+        std::string name = fresh("r");
+        out += indent + name + " = scf.if %c -> (" + scaleType(layout) +
+               ") {\n" + thenBody + inner + "scf.yield " + ya + " : " +
+               scaleType(layout) + "\n" + indent + "} else {\n" + elseBody +
+               inner + "scf.yield " + yb + " : " + scaleType(layout) + "\n" +
+               indent + "}\n";
+        visible.push_back({name, newValue(node), layout});
+      } else if (depth < 2) {
+        // scf.for carrying a scale.
+        const Scale init = visible[pick(visible.size())];
+        int layout = pick(NumLayouts);
+        int node = newNode(false, layout);
+        use(init, Model::Flow, node);
+        std::string iterName = fresh("it");
+        std::string initName = convert(out, init, layout, indent);
+        std::vector<Scale> inner = visible;
+        inner.push_back({iterName, newValue(node), layout});
+        std::string body;
+        std::string innerIndent = indent + "  ";
+        block(body, inner, innerIndent, depth + 1);
+        const Scale &yielded = inner[pick(inner.size())];
+        use(yielded, Model::Flow, node);
+        std::string y = convert(body, yielded, layout, innerIndent);
+        std::string name = fresh("r");
+        out += indent + name + " = scf.for %i" + std::to_string(counter++) +
+               " = %c0 to %c2 step %c1 iter_args(" + iterName + " = " +
+               initName + ") -> (" + scaleType(layout) + ") {\n" + body +
+               innerIndent + "scf.yield " + y + " : " + scaleType(layout) +
+               "\n" + indent + "}\n";
+        visible.push_back({name, newValue(node), layout});
+      }
+    }
+  }
+
+  std::mt19937 rng;
+  bool fuse;
+  std::string mText;
+  std::string args;
+  int counter = 0;
+};
+
+class PropagateRandomTest : public ::testing::TestWithParam<unsigned> {
+protected:
+  PropagateRandomTest() {
+    ctx.loadDialect<fp8q::Fp8qDialect, func::FuncDialect, scf::SCFDialect,
+                    arith::ArithDialect, tensor::TensorDialect>();
+    ctx.allowUnregisteredDialects();
+    // Remarks name every materialization; they are checked by lit tests.
+    ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
+      return success(diag.getSeverity() == DiagnosticSeverity::Remark);
+    });
+  }
+
+  std::string run(ModuleOp module, bool fuse) {
+    PassManager pm(&ctx);
+    fp8q::PropagateScaleLayoutOptions options;
+    options.fuseProducers = fuse;
+    pm.addPass(fp8q::createPropagateScaleLayout(options));
+    EXPECT_TRUE(succeeded(pm.run(module)));
+    EXPECT_TRUE(succeeded(verify(module)));
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os);
+    return text;
+  }
+
+  MLIRContext ctx;
+};
+
+TEST_P(PropagateRandomTest, MinimalContractsIdempotent) {
+  unsigned seed = GetParam();
+  bool fuse = seed % 2 == 0;
+  Generator gen(seed, fuse);
+  std::string input = gen.generate();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " fuse " +
+               std::to_string(fuse) + "\n" + input);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(input, &ctx);
+  ASSERT_TRUE(module);
+  std::string once = run(*module, fuse);
+  SCOPED_TRACE("after the pass:\n" + once);
+
+  // (a) Contracts hold.
+  module->walk([&](fp8q::GemmOp gemm) {
+    std::optional<fp8q::Kernel> kernel = gemm.getKernel();
+    if (!kernel)
+      return;
+    auto type = cast<RankedTensorType>(gemm.getXScale().getType());
+    EXPECT_TRUE(fp8q::scaleLayoutSatisfies(*kernel, fp8q::getScaleLayout(type),
+                                           type.getShape()));
+  });
+
+  // (b) As few materializations as the exhaustive search finds.
+  int count = 0;
+  module->walk([&](fp8q::MaterializeOp) { ++count; });
+  EXPECT_EQ(count, gen.model.minimum());
+
+  // (c) A second run is a no-op: same IR, nothing inserted, removed or
+  // retyped.
+  fp8q::PropagationCounts again = fp8q::propagateScaleLayouts(*module, fuse);
+  EXPECT_EQ(again.inserted, 0u);
+  EXPECT_EQ(again.removed, 0u);
+  EXPECT_EQ(again.fused, 0u);
+  EXPECT_EQ(again.remaining, static_cast<unsigned>(count));
+  std::string twice;
+  llvm::raw_string_ostream os(twice);
+  module->print(os);
+  EXPECT_EQ(twice, once);
+}
+
+std::vector<unsigned> seeds() {
+  std::vector<unsigned> s;
+  for (unsigned i = 0; i < 400; ++i)
+    s.push_back(1000 + i * 7919);
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, PropagateRandomTest,
+                         ::testing::ValuesIn(seeds()));
+
+} // namespace

@@ -1,0 +1,204 @@
+//===- PropagateScaleLayoutTest.cpp - Counts and the solver ---------------===//
+//
+// The counts the pass reports (Debian's LLVM compiles pass statistics out,
+// so they are checked through propagateScaleLayouts), and the solver's cost
+// model on hand-made problems.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q/Transforms/PropagateScaleLayout.h"
+#include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Transforms/ScaleLayoutSolver.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+namespace ls = fp8q::layout_solver;
+
+namespace {
+
+class PropagateCountsTest : public ::testing::Test {
+protected:
+  PropagateCountsTest() {
+    ctx.loadDialect<fp8q::Fp8qDialect, func::FuncDialect, scf::SCFDialect,
+                    arith::ArithDialect, tensor::TensorDialect>();
+    ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
+      return success(diag.getSeverity() == DiagnosticSeverity::Remark);
+    });
+  }
+  OwningOpRef<ModuleOp> parse(const char *text) {
+    return parseSourceString<ModuleOp>(text, &ctx);
+  }
+  MLIRContext ctx;
+};
+
+// Hand-placed fix: one copy per consumer boundary, the producer row-major.
+const char *kHandPlaced = R"mlir(
+func.func @f(%x: tensor<?x256xbf16>, %wp: tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, %ws: tensor<1x2xf32>) {
+  %q, %s = fp8q.quantize %x : tensor<?x256xbf16> -> tensor<?x256xf8E4M3FN>, tensor<?x2xf32>
+  %c0 = fp8q.materialize %s : tensor<?x2xf32> -> tensor<?x2xf32, #fp8q.layout<col_major>>
+  %y0 = fp8q.gemm %q, %c0, %wp, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32, #fp8q.layout<col_major>>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
+  %c1 = fp8q.materialize %s : tensor<?x2xf32> -> tensor<?x2xf32, #fp8q.layout<col_major>>
+  %y1 = fp8q.gemm %q, %c1, %wp, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32, #fp8q.layout<col_major>>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
+  return
+}
+)mlir";
+
+TEST_F(PropagateCountsTest, FusionRemovesHandPlacedCopies) {
+  OwningOpRef<ModuleOp> module = parse(kHandPlaced);
+  ASSERT_TRUE(module);
+  fp8q::PropagationCounts counts =
+      fp8q::propagateScaleLayouts(*module, /*fuseProducers=*/true);
+  EXPECT_EQ(counts.inserted, 0u);
+  EXPECT_EQ(counts.removed, 2u);
+  EXPECT_EQ(counts.fused, 1u);
+  EXPECT_EQ(counts.remaining, 0u);
+  EXPECT_TRUE(succeeded(verify(*module)));
+  fp8q::PropagationCounts again =
+      fp8q::propagateScaleLayouts(*module, /*fuseProducers=*/true);
+  EXPECT_EQ(again.inserted + again.removed + again.fused, 0u);
+}
+
+TEST_F(PropagateCountsTest, WithoutFusionOneSharedCopyIsKept) {
+  OwningOpRef<ModuleOp> module = parse(kHandPlaced);
+  ASSERT_TRUE(module);
+  fp8q::PropagationCounts counts =
+      fp8q::propagateScaleLayouts(*module, /*fuseProducers=*/false);
+  // The first hand-written op is reused, the duplicate removed.
+  EXPECT_EQ(counts.inserted, 0u);
+  EXPECT_EQ(counts.removed, 1u);
+  EXPECT_EQ(counts.fused, 0u);
+  EXPECT_EQ(counts.remaining, 1u);
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+TEST_F(PropagateCountsTest, PublicArgumentGetsOneInsertedCopy) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%q: tensor<?x256xf8E4M3FN>, %s: tensor<?x2xf32>, %wp: tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, %ws: tensor<1x2xf32>) {
+  %y0 = fp8q.gemm %q, %s, %wp, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
+  %y1 = fp8q.gemm %q, %s, %wp, %ws {kernel = #fp8q.kernel<cublas>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
+  return
+}
+)mlir");
+  ASSERT_TRUE(module);
+  fp8q::PropagationCounts counts =
+      fp8q::propagateScaleLayouts(*module, /*fuseProducers=*/true);
+  EXPECT_EQ(counts.inserted, 1u);
+  EXPECT_EQ(counts.removed, 0u);
+  EXPECT_EQ(counts.remaining, 1u);
+  // The function's signature is its ABI.
+  auto func = cast<func::FuncOp>(module->getBody()->front());
+  EXPECT_EQ(
+      func.getArgumentTypes()[1],
+      RankedTensorType::get({ShapedType::kDynamic, 2}, Float32Type::get(&ctx)));
+}
+
+/// Three layouts (row, col, col4) and one dynamic-M shape: only identical
+/// layouts are equal.
+ls::Problem makeProblem() {
+  ls::Problem p;
+  p.numLayouts = 3;
+  p.equivalent.push_back(std::vector<bool>(9, false));
+  return p;
+}
+
+TEST(ScaleLayoutSolverTest, ByteNeedsShareOneCopy) {
+  ls::Problem p = makeProblem();
+  p.nodes.push_back({/*pinned=*/true, 0});
+  ls::Value v;
+  v.node = 0;
+  v.byteReqs = {1, 1, 2};
+  p.values.push_back(v);
+  ls::ValuePlan plan = ls::planValue(p, p.values[0], {0});
+  ASSERT_EQ(plan.targets.size(), 2u);
+  EXPECT_EQ(plan.byteUse[0], plan.byteUse[1]);
+  EXPECT_NE(plan.byteUse[0], plan.byteUse[2]);
+  EXPECT_EQ(ls::totalCost(p, {0}).materializations, 2);
+}
+
+TEST(ScaleLayoutSolverTest, FreeNodeTakesTheNeededLayout) {
+  ls::Problem p = makeProblem();
+  p.nodes.push_back({/*pinned=*/false, 0});
+  ls::Value v;
+  v.node = 0;
+  v.byteReqs = {1};
+  v.exactReqs = {1};
+  p.values.push_back(v);
+  ls::Solution s = ls::solve(p, {0, 1, 2});
+  EXPECT_TRUE(s.provenMinimal);
+  EXPECT_EQ(s.layoutOf[0], 1u);
+  EXPECT_EQ(s.cost.materializations, 0);
+  EXPECT_EQ(s.cost.churn, 1);
+}
+
+TEST(ScaleLayoutSolverTest, EqualLayoutsNeedNoCopy) {
+  ls::Problem p = makeProblem();
+  // A shape where col and col4 are the same bytes (static M = 16).
+  p.equivalent[0][1 * 3 + 2] = p.equivalent[0][2 * 3 + 1] = true;
+  p.nodes.push_back({/*pinned=*/true, 1});
+  ls::Value v;
+  v.node = 0;
+  v.byteReqs = {2};
+  v.exactReqs = {2};
+  p.values.push_back(v);
+  ls::ValuePlan plan = ls::planValue(p, p.values[0], {1});
+  // The exact need still changes the type, but copies nothing; the byte
+  // need is met by the value as it is.
+  ASSERT_EQ(plan.targets.size(), 1u);
+  EXPECT_FALSE(plan.copies[0]);
+  EXPECT_EQ(plan.exactUse[0], 0);
+  EXPECT_EQ(plan.byteUse[0], -1);
+}
+
+TEST(ScaleLayoutSolverTest, FlowsCoupleNodes) {
+  // A pinned row-major source flows into two free nodes that both want
+  // col_major: the source is copied once and both nodes share the copy.
+  ls::Problem p = makeProblem();
+  p.nodes.push_back({true, 0});
+  p.nodes.push_back({false, 0});
+  p.nodes.push_back({false, 0});
+  ls::Value src;
+  src.node = 0;
+  src.flowsInto = {1, 2};
+  ls::Value a;
+  a.node = 1;
+  a.byteReqs = {1};
+  ls::Value b;
+  b.node = 2;
+  b.byteReqs = {1};
+  p.values = {src, a, b};
+  ls::Solution s = ls::solve(p, {0, 1, 2});
+  EXPECT_EQ(s.cost.materializations, 1);
+  EXPECT_EQ(s.layoutOf[1], 1u);
+  EXPECT_EQ(s.layoutOf[2], 1u);
+}
+
+TEST(ScaleLayoutSolverTest, BudgetExhaustionIsReported) {
+  // A chain of free nodes each wanting a different layout than its
+  // neighbour; a budget of one step cannot prove anything.
+  ls::Problem p = makeProblem();
+  for (unsigned n = 0; n < 6; ++n) {
+    p.nodes.push_back({false, 0});
+    ls::Value v;
+    v.node = n;
+    v.byteReqs = {n % 2 ? 1u : 2u};
+    if (n + 1 < 6)
+      v.flowsInto = {n + 1};
+    p.values.push_back(v);
+  }
+  ls::Solution s = ls::solve(p, {0, 1, 2}, /*budget=*/1);
+  EXPECT_FALSE(s.provenMinimal);
+  ls::Solution exact = ls::solve(p, {0, 1, 2});
+  EXPECT_TRUE(exact.provenMinimal);
+  EXPECT_FALSE(s.cost < exact.cost);
+}
+
+} // namespace
