@@ -50,6 +50,9 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createLowerDeallocationsPass());
+  // Ownership-based deallocation clones a buffer it returns without owning
+  // it (e.g. a result that may alias an argument): lower those clones too.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 

@@ -129,7 +129,10 @@ def PropagateScaleLayout : Pass<"fp8q-propagate-scale-layout", "mlir::ModuleOp">
   let options = [
     Option<"fuseProducers", "fuse-producers", "bool", /*default=*/"true",
            "Retype quantize / rms_norm_quantize scale results to the layout "
-           "that needs the fewest materializations">
+           "that needs the fewest materializations">,
+    Option<"reportCounts", "report-counts", "bool", /*default=*/"false",
+           "Emit a remark on the module with the statistics' counts "
+           "(release LLVM builds compile pass statistics out)">
   ];
   let statistics = [
     Statistic<"numMaterializationsInserted", "materializations-inserted",
