@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build python3 libgtest-dev
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   clang-22 lld-22 clang-tools-22 libclang-rt-22-dev
-  libamdhip64-dev rocm-device-libs
+  libamdhip64-dev
 )
 
 missing=()

@@ -35,6 +35,7 @@ tool_dirs = [config.fp8q_tools_dir, config.llvm_tools_dir]
 tools = [
     "fp8q-opt",
     "fp8q-model-gen",
+    "fp8q-run",
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="ignore"),
 ]
