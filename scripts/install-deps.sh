@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what fp8q needs on Debian 12 (bookworm): LLVM/MLIR/clang/lld 22,
-# GoogleTest, Ninja, CMake, and the HIP headers and device libraries used to
-# compile kernels/ for gfx950 and gfx942. Only missing packages are installed.
+# GoogleTest, Ninja, CMake, and the HIP runtime headers and library used to
+# build libfp8q_runtime_hip.so (the gfx950/gfx942 code objects need only
+# clang-22). Only missing packages are installed.
 set -euo pipefail
 
 packages=(

@@ -22,6 +22,8 @@ if os.path.exists(os.path.join(config.fp8q_lib_dir, "libfp8q_runtime_hip.so")) \
         and not os.path.exists("/dev/kfd"):
     config.available_features.add("fp8q-hip-runtime-no-gpu")
 config.substitutions.append(("%llvm_libs", config.llvm_lib_dir))
+config.substitutions.append(("%fp8q_build", config.fp8q_obj_root))
+config.substitutions.append(("%fp8q_src", config.fp8q_src_root))
 config.substitutions.append(
     ("%examples", os.path.join(config.fp8q_src_root, "examples")))
 config.substitutions.append(
