@@ -34,12 +34,26 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fp8q_tools_dir, config.llvm_tools_dir]
-tools = [
-    "fp8q-opt",
-    "fp8q-model-gen",
-    "fp8q-run",
-    ToolSubst("mlir-opt", unresolved="fatal"),
-    ToolSubst("mlir-runner", unresolved="ignore"),
-]
+upstream_tools = ["mlir-opt", "mlir-runner"]
+tools = ["fp8q-opt", "fp8q-model-gen", "fp8q-run"]
+if config.fp8q_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
+    # ASan+UBSan build: our executables carry the sanitizer runtime, but the
+    # upstream tools that load our plugin or runtime library do not, so they
+    # get clang's shared runtime preloaded (leak checking off: it would
+    # report the tools' own exit-time allocations).
+    import subprocess
+
+    config.available_features.add("asan")
+    asan_rt = subprocess.check_output(
+        [config.cxx_compiler, "-print-file-name=libclang_rt.asan-x86_64.so"],
+        text=True).strip()
+    for name in upstream_tools:
+        tools.append(ToolSubst(
+            name,
+            command="env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" %
+            (asan_rt, os.path.join(config.llvm_tools_dir, name))))
+else:
+    tools.append(ToolSubst("mlir-opt", unresolved="fatal"))
+    tools.append(ToolSubst("mlir-runner", unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

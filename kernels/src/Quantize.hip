@@ -22,9 +22,12 @@ template <class T> __device__ inline void quantizeBody(const QuantArgs &p) {
   GroupCoord gc = groupOfIndex(active ? gid : 0, p.M, G, p.mFastest != 0);
   const T *x = static_cast<const T *>(p.x) + gc.m * p.ldx + gc.g * p.group;
   uint8_t *q = p.q + gc.m * p.ldq + gc.g * p.group;
-  quantizeGroup([&](int64_t e, float (&v)[8]) { load8(x + e, v); }, q,
-                p.scale + scaleOffset(gc.m, gc.g, p.s0, p.s1), p.group,
-                tid % kQuantLanesPerGroup, static_cast<Fp8>(p.fp8), active);
+  // bf16 / f16 inputs may take the sm_89+ hardware fp8 encode (storeQ8:
+  // proven bit-exact only for 16-bit inputs); f32 keeps the software one.
+  quantizeGroup<sizeof(T) == 2>(
+      [&](int64_t e, float (&v)[8]) { load8(x + e, v); }, q,
+      p.scale + scaleOffset(gc.m, gc.g, p.s0, p.s1), p.group,
+      tid % kQuantLanesPerGroup, static_cast<Fp8>(p.fp8), active);
 }
 
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(

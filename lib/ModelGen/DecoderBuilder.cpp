@@ -70,7 +70,9 @@ private:
 
   Value attentionBlock(Value h);
   Value mlpBlock(Value h, bool dense);
-  Value layer(Value h, bool dense) { return mlpBlock(attentionBlock(h), dense); }
+  Value layer(Value h, bool dense) {
+    return mlpBlock(attentionBlock(h), dense);
+  }
 
   func::FuncOp attentionCore(TypeRange argTypes, Type resultType);
   func::FuncOp handoff();
@@ -94,15 +96,14 @@ private:
 Value DecoderBuilder::parameter(StringRef name, ArrayRef<int64_t> shape,
                                 Type elt) {
   if (!loopIndex)
-    return entry->addArgument(RankedTensorType::get(shape, elt),
-                              loc(name));
+    return entry->addArgument(RankedTensorType::get(shape, elt), loc(name));
   Value &whole = stacked[name];
   if (!whole) {
     SmallVector<int64_t> stackedShape{loopLayers};
     stackedShape.append(shape.begin(), shape.end());
-    whole = entry->addArgument(RankedTensorType::get(stackedShape, elt),
-                               NameLoc::get(b.getStringAttr(
-                                   "layers.stacked." + name)));
+    whole = entry->addArgument(
+        RankedTensorType::get(stackedShape, elt),
+        NameLoc::get(b.getStringAttr("layers.stacked." + name)));
   }
   SmallVector<OpFoldResult> offsets{loopIndex}, sizes{b.getIndexAttr(1)},
       strides(shape.size() + 1, b.getIndexAttr(1));
@@ -178,7 +179,8 @@ Value DecoderBuilder::gatedActivation(Value gateUp, int64_t width,
   Location l = loc(name);
   RankedTensorType f32 = act(width, b.getF32Type());
   Value gate = arith::ExtFOp::create(b, l, f32, slice(gateUp, 0, width, name));
-  Value up = arith::ExtFOp::create(b, l, f32, slice(gateUp, width, width, name));
+  Value up =
+      arith::ExtFOp::create(b, l, f32, slice(gateUp, width, width, name));
   // SiLU(g) = g / (1 + exp(-g)).
   SmallVector<Value> dynamicSizes;
   if (ShapedType::isDynamic(o.tokens))
@@ -187,8 +189,8 @@ Value DecoderBuilder::gatedActivation(Value gateUp, int64_t width,
       b, l, f32, arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f)),
       dynamicSizes);
   Value expNeg = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, gate));
-  Value silu =
-      arith::DivFOp::create(b, l, gate, arith::AddFOp::create(b, l, one, expNeg));
+  Value silu = arith::DivFOp::create(b, l, gate,
+                                     arith::AddFOp::create(b, l, one, expNeg));
   return arith::MulFOp::create(b, l, silu, up);
 }
 
@@ -276,9 +278,9 @@ Value DecoderBuilder::attentionBlock(Value h) {
     coreArgs.append({indexQ, indexK});
   func::FuncOp core =
       attentionCore(ValueRange(coreArgs).getTypes(), act(attnWidth));
-  Value attn = func::CallOp::create(b, loc("self_attn.attention_core"), core,
-                                    coreArgs)
-                   .getResult(0);
+  Value attn =
+      func::CallOp::create(b, loc("self_attn.attention_core"), core, coreArgs)
+          .getResult(0);
   auto [qo, so] = quant(attn, attnWidth, "self_attn.o_proj_quant");
   Value out = linear(qo, so, hidden, attnWidth, "self_attn.o_proj");
   return add(h, out, "attn_residual");
@@ -289,8 +291,8 @@ Value DecoderBuilder::mlpBlock(Value h, bool dense) {
   Value q, s;
   std::tie(q, s) = rmsNormQuant(h, hidden, "post_attention_layernorm");
   if (o.tp > 1) {
-    auto call = func::CallOp::create(b, loc("tp_handoff"), handoff(),
-                                     ValueRange{q, s});
+    auto call =
+        func::CallOp::create(b, loc("tp_handoff"), handoff(), ValueRange{q, s});
     q = call.getResult(0);
     s = call.getResult(1);
   }
@@ -317,8 +319,7 @@ Value DecoderBuilder::mlpBlock(Value h, bool dense) {
 
 OwningOpRef<ModuleOp> DecoderBuilder::build() {
   ctx->loadDialect<Fp8qDialect, arith::ArithDialect, func::FuncDialect,
-                   math::MathDialect, scf::SCFDialect,
-                   tensor::TensorDialect>();
+                   math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
   OwningOpRef<ModuleOp> owned =
       ModuleOp::create(NameLoc::get(b.getStringAttr("decoder")));
   module = *owned;
@@ -340,8 +341,8 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
 
   b.setInsertionPointToEnd(module.getBody());
   Location fnLoc = NameLoc::get(b.getStringAttr("decode_step"));
-  auto fn = func::FuncOp::create(b, fnLoc, "decode_step",
-                                 b.getFunctionType({}, {}));
+  auto fn =
+      func::FuncOp::create(b, fnLoc, "decode_step", b.getFunctionType({}, {}));
   entry = fn.addEntryBlock();
   Value h = entry->addArgument(act(c.hiddenSize), fnLoc);
   b.setInsertionPointToStart(entry);

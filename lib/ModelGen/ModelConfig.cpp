@@ -45,9 +45,9 @@ public:
 
   void fail(StringRef key, const Twine &why) {
     if (!error)
-      error = formatv("{0}: field '{1}{2}': {3}", fileName, prefix, key,
-                      why.str())
-                  .str();
+      error =
+          formatv("{0}: field '{1}{2}': {3}", fileName, prefix, key, why.str())
+              .str();
   }
 
   std::optional<std::string> error;
@@ -154,9 +154,9 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef fileName) {
                 formatv("{0} exceeds n_routed_experts = {1}",
                         c.numExpertsPerTok, c.nRoutedExperts));
   if (c.hiddenSize % c.blockK != 0)
-    return fail("hidden_size",
-                formatv("{0} is not a multiple of the 128-wide block",
-                        c.hiddenSize));
+    return fail(
+        "hidden_size",
+        formatv("{0} is not a multiple of the 128-wide block", c.hiddenSize));
   return c;
 }
 

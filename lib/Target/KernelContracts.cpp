@@ -14,11 +14,9 @@ static_assert(static_cast<int>(Kernel::CkBpreshuffle) ==
                       FP8Q_KERNEL_CK_BPRESHUFFLE &&
                   static_cast<int>(Kernel::Ck) == FP8Q_KERNEL_CK &&
                   static_cast<int>(Kernel::Triton) == FP8Q_KERNEL_TRITON &&
-                  static_cast<int>(Kernel::DeepGemm) ==
-                      FP8Q_KERNEL_DEEPGEMM &&
+                  static_cast<int>(Kernel::DeepGemm) == FP8Q_KERNEL_DEEPGEMM &&
                   static_cast<int>(Kernel::Cublas) == FP8Q_KERNEL_CUBLAS &&
-                  static_cast<int>(Kernel::Reference) ==
-                      FP8Q_KERNEL_REFERENCE,
+                  static_cast<int>(Kernel::Reference) == FP8Q_KERNEL_REFERENCE,
               "fp8q::Kernel and fp8q_kernel must agree");
 
 const fp8q_kernel_contract &getKernelContract(Kernel kernel) {
@@ -131,8 +129,8 @@ bool kernelRunsOn(Kernel kernel, TargetAttr target, Type fp8,
   if (want && fp8 != want) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << "kernel " << c.name << " on " << target.getArch() << " reads "
-       << want << ", got " << fp8;
+    os << "kernel " << c.name << " on " << target.getArch() << " reads " << want
+       << ", got " << fp8;
     reason = text;
     return false;
   }

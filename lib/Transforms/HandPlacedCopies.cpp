@@ -30,8 +30,7 @@ struct HandPlacedCopiesPass
       if (!kernel)
         return;
       auto scaleType = cast<RankedTensorType>(gemm.getXScale().getType());
-      LayoutAttr required =
-          getRequiredScaleLayout(*kernel, gemm.getContext());
+      LayoutAttr required = getRequiredScaleLayout(*kernel, gemm.getContext());
       if (!required || scaleLayoutSatisfies(*kernel, getScaleLayout(scaleType),
                                             scaleType.getShape()))
         return;

@@ -79,15 +79,41 @@ namespace {
 /// What a use of a scale value needs.
 enum class NeedKind { Exact, Bytes, Flow, None };
 
+/// Which consumer a use is, for remarks. The remark text is built only when
+/// a materialization serves the use: building it for every use (printing
+/// locations) dominated the pass's time on large modules.
+enum class Consumer {
+  /// Any other use: described by its operand.
+  Operand,
+  /// Unknown consumer (row_major).
+  Unknown,
+  /// Result #index of the region op `subject` (a yield's target).
+  RegionResult,
+  /// Argument #index of the function `subject` (a call's callee).
+  CalleeArgument,
+  /// Result #index of the public function `subject`.
+  PublicResult,
+  /// A successor block argument.
+  Successor,
+  /// w_scale of the fp8q.gemm owning the operand.
+  WScale,
+  /// x_scale of the fp8q.gemm owning the operand (a kernel's requirement).
+  XScale,
+};
+
 struct ScaleUse {
-  OpOperand *operand;
-  NeedKind kind;
+  OpOperand *operand = nullptr;
+  NeedKind kind = NeedKind::None;
   /// Needed layout (Exact, Bytes).
   LayoutAttr layout;
   /// Target node (Flow).
   unsigned node = 0;
-  /// The consumer, for remarks.
-  std::string what;
+  /// The consumer, for remarks (see describeConsumer).
+  Consumer consumer = Consumer::Operand;
+  Operation *subject = nullptr;
+  unsigned index = 0;
+  /// The layout an exact consumer's type has, for remarks.
+  LayoutAttr typeLayout;
   /// Unknown consumer: gets a remark.
   bool unknown = false;
 };
@@ -126,6 +152,43 @@ static std::string describeOperand(OpOperand &use) {
   return ("'" + use.getOwner()->getName().getStringRef() + "' operand #" +
           Twine(use.getOperandNumber()) + " at " + describeLoc(use.getOwner()))
       .str();
+}
+
+/// The consumer of `use`, for remarks.
+static std::string describeConsumer(const ScaleUse &use) {
+  OpOperand &operand = *use.operand;
+  auto exact = [&](const Twine &what) {
+    return (what + " (" + describeLayout(use.typeLayout) + ") at " +
+            describeOperand(operand))
+        .str();
+  };
+  switch (use.consumer) {
+  case Consumer::Operand:
+    return describeOperand(operand);
+  case Consumer::Unknown:
+    return "unknown consumer " + describeOperand(operand) + " (row_major)";
+  case Consumer::RegionResult:
+    return exact("result #" + Twine(use.index) + " of '" +
+                 use.subject->getName().getStringRef() + "'");
+  case Consumer::CalleeArgument:
+    return exact("argument #" + Twine(use.index) + " of @" +
+                 cast<func::FuncOp>(use.subject).getSymName());
+  case Consumer::PublicResult:
+    return exact("result #" + Twine(use.index) + " of public @" +
+                 cast<func::FuncOp>(use.subject).getSymName());
+  case Consumer::Successor:
+    return exact("successor block argument");
+  case Consumer::WScale:
+    return exact("w_scale of fp8q.gemm");
+  case Consumer::XScale: {
+    auto gemm = cast<GemmOp>(operand.getOwner());
+    Kernel kernel = *gemm.getKernel();
+    return "x_scale of fp8q.gemm at " + describeLoc(gemm) + ": kernel " +
+           getKernelContract(kernel).name + " requires " +
+           describeRequirement(kernel, GemmOperand::XScale);
+  }
+  }
+  llvm_unreachable("unknown consumer kind");
 }
 
 /// tensor.extract_slice that keeps whole rows: offsets (o, 0), sizes
@@ -179,7 +242,9 @@ private:
   DenseMap<Value, unsigned> nodeOf;
   DenseMap<std::pair<void *, unsigned>, unsigned> groupNodes;
   SmallVector<Value> values;
-  DenseMap<Value, SmallVector<ScaleUse>> usesOf;
+  /// The uses of values[i], classified (one vector per value, by index: no
+  /// hashing of values).
+  std::vector<SmallVector<ScaleUse, 1>> usesOf;
   DenseSet<Value> seeds;
   /// Detached materializations, by (operand, result type), for reuse.
   std::map<std::pair<const void *, const void *>, MaterializeOp> detached;
@@ -192,7 +257,7 @@ private:
   unsigned groupNode(void *key, unsigned index, RankedTensorType type);
   unsigned nodeFor(Value v);
   void addValue(Value v);
-  void classifyUses(Value v);
+  void classifyUses(unsigned valueIndex);
   func::FuncOp getCallee(func::CallOp call);
 };
 
@@ -339,8 +404,9 @@ void Propagation::addValue(Value v) {
     seeds.insert(v);
 }
 
-void Propagation::classifyUses(Value v) {
-  SmallVector<ScaleUse> &out = usesOf[v];
+void Propagation::classifyUses(unsigned valueIndex) {
+  Value v = values[valueIndex];
+  SmallVector<ScaleUse, 1> &out = usesOf[valueIndex];
   LayoutAttr rowMajor = LayoutAttr::getRowMajor(ctx);
   for (OpOperand &use : v.getUses()) {
     Operation *user = use.getOwner();
@@ -348,7 +414,8 @@ void Propagation::classifyUses(Value v) {
     if (isa<MaterializeOp>(user))
       continue;
     unsigned idx = use.getOperandNumber();
-    ScaleUse su{&use, NeedKind::None, {}, 0, describeOperand(use)};
+    ScaleUse su;
+    su.operand = &use;
     auto flow = [&](Value target) {
       su.kind = NeedKind::Flow;
       su.node = nodeFor(target);
@@ -357,17 +424,19 @@ void Propagation::classifyUses(Value v) {
       su.kind = NeedKind::Exact;
       su.layout = rowMajor;
       su.unknown = true;
-      su.what = "unknown consumer " + describeOperand(use) + " (row_major)";
+      su.consumer = Consumer::Unknown;
     };
-    auto exact = [&](Type type, StringRef what) {
+    auto exact = [&](Type type, Consumer consumer, Operation *subject,
+                     unsigned index) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor || !isScaleTensorType(tensor))
         return unknown();
       su.kind = NeedKind::Exact;
       su.layout = getScaleLayout(tensor);
-      su.what = (what + " (" + describeLayout(su.layout) + ") at " +
-                 describeOperand(use))
-                    .str();
+      su.consumer = consumer;
+      su.subject = subject;
+      su.index = index;
+      su.typeLayout = su.layout;
     };
 
     if (auto forOp = dyn_cast<scf::ForOp>(user)) {
@@ -383,10 +452,8 @@ void Propagation::classifyUses(Value v) {
         flow(whileOp.getBeforeArguments()[idx]);
       else if (idx < parent->getNumResults())
         // Another region op: its results keep their types.
-        exact(parent->getResult(idx).getType(),
-              ("result #" + Twine(idx) + " of '" +
-               parent->getName().getStringRef() + "'")
-                  .str());
+        exact(parent->getResult(idx).getType(), Consumer::RegionResult, parent,
+              idx);
       else
         unknown();
     } else if (auto cond = dyn_cast<scf::ConditionOp>(user)) {
@@ -402,9 +469,8 @@ void Propagation::classifyUses(Value v) {
       if (callee && rewritableFuncs.contains(callee))
         flow(callee.getArgument(idx));
       else if (callee)
-        exact(
-            callee.getFunctionType().getInput(idx),
-            ("argument #" + Twine(idx) + " of @" + callee.getSymName()).str());
+        exact(callee.getFunctionType().getInput(idx), Consumer::CalleeArgument,
+              callee, idx);
       else
         unknown();
     } else if (auto ret = dyn_cast<func::ReturnOp>(user)) {
@@ -415,9 +481,8 @@ void Propagation::classifyUses(Value v) {
             func, idx,
             cast<RankedTensorType>(func.getFunctionType().getResult(idx)));
       } else {
-        exact(func.getFunctionType().getResult(idx),
-              ("result #" + Twine(idx) + " of public @" + func.getSymName())
-                  .str());
+        exact(func.getFunctionType().getResult(idx), Consumer::PublicResult,
+              func, idx);
       }
     } else if (auto castOp = dyn_cast<tensor::CastOp>(user);
                castOp && isFlowCast(castOp)) {
@@ -432,7 +497,7 @@ void Propagation::classifyUses(Value v) {
                branch && branch.getSuccessorBlockArgument(idx)) {
       // Unstructured control flow: block arguments keep their types.
       exact(branch.getSuccessorBlockArgument(idx)->getType(),
-            "successor block argument");
+            Consumer::Successor, nullptr, 0);
     } else if (isa<tensor::DimOp>(user)) {
       // Reads only the shape.
     } else if (auto gemm = dyn_cast<GemmOp>(user)) {
@@ -443,14 +508,11 @@ void Propagation::classifyUses(Value v) {
           if (LayoutAttr need = getRequiredScaleLayout(*kernel, ctx)) {
             su.kind = NeedKind::Bytes;
             su.layout = need;
-            su.what = "x_scale of fp8q.gemm at " + describeLoc(gemm) +
-                      ": kernel " + getKernelContract(*kernel).name +
-                      " requires " +
-                      describeRequirement(*kernel, GemmOperand::XScale);
+            su.consumer = Consumer::XScale;
           }
         }
       } else if (idx == 3) {
-        exact(gemm.getWScale().getType(), "w_scale of fp8q.gemm");
+        exact(gemm.getWScale().getType(), Consumer::WScale, nullptr, 0);
         su.layout = rowMajor;
       } else {
         unknown();
@@ -475,17 +537,18 @@ PropagationCounts Propagation::run() {
     for (Value result : op->getResults())
       addValue(result);
   });
-  for (Value v : values)
-    classifyUses(v);
+  usesOf.resize(values.size());
+  for (unsigned i = 0; i < values.size(); ++i)
+    classifyUses(i);
 
   // Components that touch fp8q are the ones analysed.
   llvm::EquivalenceClasses<unsigned> components;
   for (unsigned n = 0; n < nodes.size(); ++n)
     components.insert(n);
-  for (Value v : values)
-    for (const ScaleUse &use : usesOf[v])
+  for (unsigned i = 0; i < values.size(); ++i)
+    for (const ScaleUse &use : usesOf[i])
       if (use.kind == NeedKind::Flow)
-        components.unionSets(nodeOf[v], use.node);
+        components.unionSets(nodeOf[values[i]], use.node);
   DenseSet<unsigned> relevantLeaders;
   for (Value v : seeds)
     if (nodeOf.count(v))
@@ -503,8 +566,8 @@ PropagationCounts Propagation::run() {
       layoutSet.insert(l);
   for (NodeInfo &node : nodes)
     layoutSet.insert(getScaleLayout(node.type));
-  for (Value v : values)
-    for (const ScaleUse &use : usesOf[v])
+  for (const SmallVector<ScaleUse, 1> &uses : usesOf)
+    for (const ScaleUse &use : uses)
       if (use.layout)
         layoutSet.insert(use.layout);
   SmallVector<LayoutAttr> layouts(layoutSet.begin(), layoutSet.end());
@@ -545,7 +608,8 @@ PropagationCounts Propagation::run() {
     SmallVector<ScaleUse *> exact, bytes, flows;
   };
   SmallVector<SplitUses> split;
-  for (Value v : values) {
+  for (unsigned i = 0; i < values.size(); ++i) {
+    Value v = values[i];
     if (!isRelevant(nodeOf[v]))
       continue;
     ls::Value sv;
@@ -553,7 +617,7 @@ PropagationCounts Propagation::run() {
     sv.shape = shapeId(cast<RankedTensorType>(v.getType()).getShape());
     sv.weight = frequencyOf(v);
     SplitUses s{v, {}, {}, {}};
-    for (ScaleUse &use : usesOf[v]) {
+    for (ScaleUse &use : usesOf[i]) {
       switch (use.kind) {
       case NeedKind::Exact:
         sv.exactReqs.push_back(layoutId(use.layout));
@@ -682,7 +746,7 @@ PropagationCounts Propagation::run() {
           if (use->kind == NeedKind::Flow)
             why.push_back("flow into " + describeOperand(*use->operand));
           else
-            why.push_back(use->what);
+            why.push_back(describeConsumer(*use));
         }
       };
       serve(split[i].exact, plan.exactUse);
@@ -706,7 +770,9 @@ PropagationCounts Propagation::run() {
     op->erase();
     ++counts.removed;
   }
-  module.walk([&](MaterializeOp) { ++counts.remaining; });
+  // Every materialization was detached: those left are the reused ones and
+  // the inserted ones (no walk of the module needed to count them).
+  counts.remaining = reused.size() + counts.inserted;
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] inserted " << counts.inserted
                           << ", removed " << counts.removed << ", fused "
                           << counts.fused << ", remaining " << counts.remaining

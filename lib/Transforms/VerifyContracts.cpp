@@ -42,16 +42,16 @@ struct VerifyContractsPass
     if (!scaleLayoutSatisfies(*kernel, actual, scaleType.getShape()))
       return gemm.emitOpError()
              << "x_scale breaks the " << name << " contract: kernel " << name
-             << " requires " << describeRequirement(*kernel, GemmOperand::XScale)
-             << ", got " << actual << " for shape " << scaleType;
+             << " requires "
+             << describeRequirement(*kernel, GemmOperand::XScale) << ", got "
+             << actual << " for shape " << scaleType;
     auto wType = cast<RankedTensorType>(gemm.getW().getType());
     if (!weightLayoutSatisfies(*kernel, wType.getEncoding())) {
-      InFlightDiagnostic diag = gemm.emitOpError()
-                                << "w breaks the " << name << " contract: kernel "
-                                << name << " requires "
-                                << describeRequirement(*kernel,
-                                                       GemmOperand::Weight)
-                                << ", got ";
+      InFlightDiagnostic diag =
+          gemm.emitOpError()
+          << "w breaks the " << name << " contract: kernel " << name
+          << " requires " << describeRequirement(*kernel, GemmOperand::Weight)
+          << ", got ";
       if (wType.getEncoding())
         diag << wType.getEncoding();
       else
@@ -59,10 +59,11 @@ struct VerifyContractsPass
       return diag;
     }
     std::string reason;
-    if (target && !kernelRunsOn(*kernel, target, wType.getElementType(), reason))
-      return gemm.emitOpError() << "breaks the " << name
-                                << " contract for target " << target << ": "
-                                << reason;
+    if (target &&
+        !kernelRunsOn(*kernel, target, wType.getElementType(), reason))
+      return gemm.emitOpError()
+             << "breaks the " << name << " contract for target " << target
+             << ": " << reason;
     return success();
   }
 };

@@ -24,8 +24,7 @@ using namespace llvm;
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<config.json>"));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"),
-                                       cl::init("-"));
+                                       cl::value_desc("file"), cl::init("-"));
 static cl::opt<std::string> targetArch("target",
                                        cl::desc("gfx950, gfx942 or sm90"),
                                        cl::init("gfx950"));
@@ -42,9 +41,9 @@ static cl::opt<bool> layersAsLoop(
     cl::desc("Put the MoE layers in one scf.for over stacked weights"));
 static cl::opt<int64_t>
     numLayers("layers", cl::desc("Override num_hidden_layers"), cl::init(0));
-static cl::opt<bool> printDebugInfo(
-    "mlir-print-debuginfo",
-    cl::desc("Print the layer-name locations of every op"));
+static cl::opt<bool>
+    printDebugInfo("mlir-print-debuginfo",
+                   cl::desc("Print the layer-name locations of every op"));
 
 static int fail(const Twine &message) {
   WithColor::error(errs(), "fp8q-model-gen") << message << "\n";
@@ -58,7 +57,8 @@ int main(int argc, char **argv) {
 
   fp8q::DecoderOptions options;
   options.arch = targetArch;
-  options.rocm = targetArch == "sm90" ? std::string() : std::string(rocmVersion);
+  options.rocm =
+      targetArch == "sm90" ? std::string() : std::string(rocmVersion);
   options.layersAsLoop = layersAsLoop;
   options.numLayers = numLayers;
   if (tpDegree < 1)

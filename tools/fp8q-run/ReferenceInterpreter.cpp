@@ -264,9 +264,8 @@ LogicalResult Interpreter::run(Operation *op) {
       .Case([&](arith::NegFOp o) {
         return unary(o, [](double a) { return -a; });
       })
-      .Case<arith::ExtFOp, arith::TruncFOp>([&](Operation *o) {
-        return unary(o, [](double a) { return a; });
-      })
+      .Case<arith::ExtFOp, arith::TruncFOp>(
+          [&](Operation *o) { return unary(o, [](double a) { return a; }); })
       .Case([&](math::ExpOp o) {
         return unary(o, [](double a) { return std::exp(a); });
       })
@@ -315,8 +314,8 @@ LogicalResult Interpreter::runBlock(Block &block,
   return success();
 }
 
-FailureOr<SmallVector<RefTensor>>
-Interpreter::call(func::FuncOp fn, ArrayRef<RefTensor> args) {
+FailureOr<SmallVector<RefTensor>> Interpreter::call(func::FuncOp fn,
+                                                    ArrayRef<RefTensor> args) {
   Block &entry = fn.getBody().front();
   for (auto [arg, value] : llvm::zip(entry.getArguments(), args))
     set(arg, value);

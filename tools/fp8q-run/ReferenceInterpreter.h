@@ -1,4 +1,5 @@
-//===- ReferenceInterpreter.h - Unquantized reference of fp8q IR -*- C++ -*-===//
+//===- ReferenceInterpreter.h - Unquantized reference of fp8q IR -*- C++
+//-*-===//
 //
 // Evaluates tensor-level fp8q IR in fp32 (double accumulation) with the
 // quantization

@@ -54,11 +54,11 @@ static opt<std::string> inputFile(llvm::cl::Positional, llvm::cl::Required,
                                   desc("<fp8q tensor IR>"));
 static opt<std::string> entryName("entry", desc("Entry function"),
                                   init("decode_step"));
-static opt<std::string> runtimeLib(
-    "runtime",
-    desc("Runtime library implementing the fp8q ABI (default: "
-         "libfp8q_runtime_cpu.so beside this tool's lib directory)"),
-    init(""));
+static opt<std::string>
+    runtimeLib("runtime",
+               desc("Runtime library implementing the fp8q ABI (default: "
+                    "libfp8q_runtime_cpu.so beside this tool's lib directory)"),
+               init(""));
 static opt<unsigned> seed("seed", desc("Seed of the random inputs"), init(1));
 static opt<bool> compareUnfixed(
     "compare-unfixed",
@@ -134,8 +134,7 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
     return float((z ^ (z >> 31)) >> 40) * (1.0f / 16777216.0f);
   };
   auto normal = [&]() {
-    return (uniform() + uniform() + uniform() + uniform() - 2.0f) *
-           1.7320508f;
+    return (uniform() + uniform() + uniform() + uniform() - 2.0f) * 1.7320508f;
   };
   std::vector<Argument> args(fn.getNumArguments());
   ArrayRef<Type> types = fn.getArgumentTypes();
@@ -173,8 +172,7 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
         return fn.emitError("fp8q-run: FP8 weight argument #")
                << i << " must be followed by its [" << blocksN << ", "
                << blocksK << "] f32 block scale";
-      int fp8 = isa<Float8E4M3FNUZType>(elt) ? FP8Q_F8E4M3FNUZ
-                                              : FP8Q_F8E4M3FN;
+      int fp8 = isa<Float8E4M3FNUZType>(elt) ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN;
       float sigma = 1.0f / std::sqrt(float(cols));
       std::vector<float> w(n);
       for (float &v : w)
@@ -289,8 +287,8 @@ FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
     argPtrs[i] = &args[i].desc;
     packed.push_back(&argPtrs[i]);
   }
-  if (llvm::Error err = (*engine)->invokePacked(
-          "_mlir_ciface_" + entryName, packed)) {
+  if (llvm::Error err =
+          (*engine)->invokePacked("_mlir_ciface_" + entryName, packed)) {
     (void)fail("JIT: " + llvm::toString(std::move(err)));
     return failure();
   }
@@ -321,8 +319,8 @@ std::pair<double, double> compare(ArrayRef<float> y, ArrayRef<float> ref) {
 std::string defaultRuntime(const char *argv0) {
   std::string exe = llvm::sys::fs::getMainExecutable(
       argv0, reinterpret_cast<void *>(&defaultRuntime));
-  llvm::SmallString<256> path(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(exe)));
+  llvm::SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
   llvm::sys::path::append(path, "lib", "libfp8q_runtime_cpu.so");
   return std::string(path);
 }
@@ -358,8 +356,8 @@ int main(int argc, char **argv) {
     return fail("no function @" + entryName +
                 " with a body and one result in " + inputFile);
   auto resultType = dyn_cast<RankedTensorType>(fn.getResultTypes()[0]);
-  if (!resultType || !resultType.hasStaticShape() || resultType.getRank() != 2 ||
-      !resultType.getElementType().isBF16())
+  if (!resultType || !resultType.hasStaticShape() ||
+      resultType.getRank() != 2 || !resultType.getElementType().isBF16())
     return fail("@" + entryName + " must return a static 2-D bf16 tensor");
   std::string runtime =
       runtimeLib.empty() ? defaultRuntime(argv[0]) : runtimeLib.getValue();
@@ -377,8 +375,8 @@ int main(int argc, char **argv) {
     llvm::outs() << " " << entry.getKey() << " x" << entry.getValue();
   llvm::outs() << "\nscale copies (fp8q.materialize): " << fused->copies
                << " with fusion, " << unfused->copies << " without\n"
-               << "producers writing a fused transposed scale: "
-               << fused->fused << " of " << fused->producers << "\n";
+               << "producers writing a fused transposed scale: " << fused->fused
+               << " of " << fused->producers << "\n";
 
   // 2. Inputs and the fp32 reference.
   progress("generating seeded inputs and FP8 weights");
@@ -426,9 +424,8 @@ int main(int argc, char **argv) {
     progress("compiling without layout propagation (skip-propagation) and "
              "running on " +
              llvm::sys::path::filename(runtime));
-    FailureOr<std::vector<float>> out =
-        compileAndRun(*module, /*propagate=*/false, *args,
-                      resultType.getShape(), runtime);
+    FailureOr<std::vector<float>> out = compileAndRun(
+        *module, /*propagate=*/false, *args, resultType.getShape(), runtime);
     if (failed(out))
       return 1;
     report("no propagation:", *out);
@@ -439,9 +436,8 @@ int main(int argc, char **argv) {
   progress("compiling with --fp8q-pipeline and running on " +
            llvm::sys::path::filename(runtime));
   start = Clock::now();
-  FailureOr<std::vector<float>> out =
-      compileAndRun(*module, /*propagate=*/true, *args, resultType.getShape(),
-                    runtime);
+  FailureOr<std::vector<float>> out = compileAndRun(
+      *module, /*propagate=*/true, *args, resultType.getShape(), runtime);
   if (failed(out))
     return 1;
   progress(llvm::formatv("done in {0:f1} s", seconds(start)));
@@ -452,9 +448,8 @@ int main(int argc, char **argv) {
     progress("compiling without layout propagation (skip-propagation) and "
              "running with FP8Q_RT_UNCHECKED=1");
     setenv("FP8Q_RT_UNCHECKED", "1", 1);
-    FailureOr<std::vector<float>> bad =
-        compileAndRun(*module, /*propagate=*/false, *args,
-                      resultType.getShape(), runtime);
+    FailureOr<std::vector<float>> bad = compileAndRun(
+        *module, /*propagate=*/false, *args, resultType.getShape(), runtime);
     unsetenv("FP8Q_RT_UNCHECKED");
     if (failed(bad))
       return 1;

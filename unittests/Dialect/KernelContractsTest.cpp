@@ -14,7 +14,9 @@ protected:
   KernelContractsTest() { ctx.loadDialect<Fp8qDialect>(); }
   MLIRContext ctx;
   LayoutAttr row() { return LayoutAttr::getRowMajor(&ctx); }
-  LayoutAttr col(int64_t align = 1) { return LayoutAttr::getColMajor(&ctx, align); }
+  LayoutAttr col(int64_t align = 1) {
+    return LayoutAttr::getColMajor(&ctx, align);
+  }
   static constexpr int64_t kDyn = ShapedType::kDynamic;
 };
 
@@ -65,7 +67,8 @@ TEST_F(KernelContractsTest, TargetsAndFp8Flavours) {
 TEST(ContractStrides, RuntimeCheckMatchesTable) {
   // ck_bpreshuffle reads (1, M); deepgemm (1, roundup(M, 4)).
   EXPECT_TRUE(fp8q_scale_strides_ok(FP8Q_KERNEL_CK_BPRESHUFFLE, 64, 56, 1, 64));
-  EXPECT_FALSE(fp8q_scale_strides_ok(FP8Q_KERNEL_CK_BPRESHUFFLE, 64, 56, 56, 1));
+  EXPECT_FALSE(
+      fp8q_scale_strides_ok(FP8Q_KERNEL_CK_BPRESHUFFLE, 64, 56, 56, 1));
   EXPECT_TRUE(fp8q_scale_strides_ok(FP8Q_KERNEL_CK_BPRESHUFFLE, 1, 56, 56, 1));
   EXPECT_TRUE(fp8q_scale_strides_ok(FP8Q_KERNEL_DEEPGEMM, 13, 56, 1, 16));
   EXPECT_FALSE(fp8q_scale_strides_ok(FP8Q_KERNEL_DEEPGEMM, 13, 56, 1, 13));

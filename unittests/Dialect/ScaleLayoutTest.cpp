@@ -14,7 +14,9 @@ protected:
   ScaleLayoutTest() { ctx.loadDialect<Fp8qDialect>(); }
   MLIRContext ctx;
   LayoutAttr row() { return LayoutAttr::getRowMajor(&ctx); }
-  LayoutAttr col(int64_t align = 1) { return LayoutAttr::getColMajor(&ctx, align); }
+  LayoutAttr col(int64_t align = 1) {
+    return LayoutAttr::getColMajor(&ctx, align);
+  }
   static constexpr int64_t kDyn = ShapedType::kDynamic;
 };
 

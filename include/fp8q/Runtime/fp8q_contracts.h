@@ -44,8 +44,8 @@ typedef enum fp8q_weight_req {
 /// FP8 element type a kernel reads.
 typedef enum fp8q_fp8_req {
   FP8Q_FP8_ANY = 0,
-  FP8Q_FP8_E4M3FN = 1,        /* OCP fp8, max 448 */
-  FP8Q_FP8_PER_TARGET = 2,    /* the target's flavour (fp8q_arch_fp8) */
+  FP8Q_FP8_E4M3FN = 1,     /* OCP fp8, max 448 */
+  FP8Q_FP8_PER_TARGET = 2, /* the target's flavour (fp8q_arch_fp8) */
 } fp8q_fp8_req;
 
 /// FP8 element types.
@@ -64,12 +64,12 @@ enum {
 
 /// What one kernel family reads.
 typedef struct fp8q_kernel_contract {
-  const char *name;                 /* SPEC name, e.g. "ck_bpreshuffle" */
-  fp8q_scale_order_req x_scale;     /* activation scale order */
-  int64_t x_scale_align;            /* col_major leading-dim multiple */
-  fp8q_weight_req weight;           /* weight layout */
-  fp8q_fp8_req fp8;                 /* fp8 element type */
-  unsigned archs;                   /* FP8Q_ARCH_* bits it runs on */
+  const char *name;                   /* SPEC name, e.g. "ck_bpreshuffle" */
+  fp8q_scale_order_req x_scale;       /* activation scale order */
+  int64_t x_scale_align;              /* col_major leading-dim multiple */
+  fp8q_weight_req weight;             /* weight layout */
+  fp8q_fp8_req fp8;                   /* fp8 element type */
+  unsigned archs;                     /* FP8Q_ARCH_* bits it runs on */
   int min_rocm_major, min_rocm_minor; /* 0, 0: no ROCm constraint */
 } fp8q_kernel_contract;
 

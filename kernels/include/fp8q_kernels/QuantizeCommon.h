@@ -50,9 +50,69 @@ template <class T> FP8Q_HOSTDEV inline void store8(T *p, const float (&v)[8]) {
   }
 }
 
+#if defined(__CUDACC__) && !defined(__HIP__)
+/// Two fp32 -> E4M3FN bytes (lo in the low byte) with the hardware
+/// conversion: round to nearest even, finite values and infinities saturate
+/// to +-448: fp8q_fp8_encode for every non-NaN input (all 2^32 checked by
+/// bench/encode_exhaustive_h200.cu). Any NaN becomes 0x7F, where
+/// fp8q_fp8_encode keeps the sign (0xFF), so storeQ8 re-encodes NaN bytes in
+/// software.
+__device__ inline uint32_t cvtE4M3FNx2(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  unsigned short r;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  return r;
+#else // no fp8 conversion before sm_89 (never taken by storeQ8)
+  return fp8q_fp8_encode(lo, FP8Q_F8E4M3FN) |
+         ((uint32_t)fp8q_fp8_encode(hi, FP8Q_F8E4M3FN) << 8);
+#endif
+}
+
+/// fl(x / scale) from rcp = RN(1 / scale) without a division: the remainder
+/// x - y0 * scale is exact in an fma and one correction step rounds
+/// correctly (Markstein). Checked bit-exact against the division for every
+/// pair of bf16 and of f16 (x, amax) by bench/encode_exhaustive_h200.cu,
+/// which is why only 16-bit inputs take this path. The correction turns
+/// -0 into +0, so the sign of x is put back (it is the quotient's sign for
+/// every other x too).
+__device__ inline float quotient(float x, float scale, float rcp) {
+  const float y0 = __fmul_rn(x, rcp);
+  const float y = __fmaf_rn(__fmaf_rn(-y0, scale, x), rcp, y0);
+  return fp8q_bits_f32(fp8q_f32_bits(y) | (fp8q_f32_bits(x) & 0x80000000u));
+}
+#endif
+
 /// Encodes 8 values x / scale (rcp = 1 / scale) and stores the 8 bytes.
+/// `Hw16`: the values are bf16 or f16, so on sm_89+ the E4M3FN case may use
+/// the hardware conversion (see quotient); every other case is the software
+/// encode. bench/encode_exhaustive_h200.cu checks this function itself for
+/// every bf16 and f16 (x, amax) pair.
+template <bool Hw16 = false>
 FP8Q_HOSTDEV inline void storeQ8(uint8_t *q, const float (&v)[8], float scale,
                                  float rcp, Fp8 t) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  // An infinite or NaN scale (amax inf / NaN) breaks the fma correction
+  // (0 * inf); a NaN byte (x NaN, or x * rcp overflowing in a group whose
+  // amax a NaN reset) may differ from the division in sign or saturation:
+  // both go to the software encode, which is rare and keeps every byte
+  // exact.
+  if (Hw16 && t == Fp8::E4M3FN && scale <= 3.40282347e38f) {
+    Bytes8 b;
+    for (int i = 0; i < 2; ++i)
+      b.w[i] = cvtE4M3FNx2(quotient(v[4 * i], scale, rcp),
+                           quotient(v[4 * i + 1], scale, rcp)) |
+               (cvtE4M3FNx2(quotient(v[4 * i + 2], scale, rcp),
+                            quotient(v[4 * i + 3], scale, rcp))
+                << 16);
+    const uint32_t nanBytes = (((b.w[0] & 0x7f7f7f7fu) + 0x01010101u) |
+                               ((b.w[1] & 0x7f7f7f7fu) + 0x01010101u)) &
+                              0x80808080u;
+    if (nanBytes == 0) {
+      *reinterpret_cast<Bytes8 *>(q) = b;
+      return;
+    }
+  }
+#endif
   Bytes8 b = {{0, 0}};
   for (int i = 0; i < 8; ++i)
     b.w[i / 4] |= (uint32_t)quantizeValueFast(v[i], scale, rcp, t)
@@ -79,7 +139,7 @@ __device__ inline float groupMax(float v) {
 /// (and the occupancy) of the 1x128 case. Inactive lanes (past the last
 /// group) take part in the shuffles only: NVIDIA's full-mask shuffles need
 /// every lane.
-template <class Load>
+template <bool Hw16 = false, class Load>
 __device__ inline void quantizeGroup(Load load, uint8_t *q, float *scaleOut,
                                      int64_t group, int sub, Fp8 t,
                                      bool active) {
@@ -110,13 +170,13 @@ __device__ inline void quantizeGroup(Load load, uint8_t *q, float *scaleOut,
   for (int s = 0; s < kQuantRegSteps; ++s) {
     const int64_t e = (int64_t)sub * kQuantVec + s * kStep;
     if (active && e < group)
-      storeQ8(q + e, v[s], scale, rcp, t);
+      storeQ8<Hw16>(q + e, v[s], scale, rcp, t);
   }
   for (int64_t e = (int64_t)sub * kQuantVec + kRegSpan; active && e < group;
        e += kStep) {
     float w[8];
     load(e, w);
-    storeQ8(q + e, w, scale, rcp, t);
+    storeQ8<Hw16>(q + e, w, scale, rcp, t);
   }
   if (active && sub == 0)
     *scaleOut = scale;

@@ -49,9 +49,9 @@ static LogicalResult verifyShape(Operation *op, StringRef name, Value value,
   for (int64_t d = 0; ok && d < type.getRank(); ++d)
     ok = compatibleDim(type.getDimSize(d), expected[d]);
   if (!ok)
-    return op->emitOpError() << name << " must have shape ["
-                             << formatShape(expected) << "], got ["
-                             << formatShape(type.getShape()) << "]";
+    return op->emitOpError()
+           << name << " must have shape [" << formatShape(expected)
+           << "], got [" << formatShape(type.getShape()) << "]";
   return success();
 }
 
@@ -64,13 +64,13 @@ static LogicalResult verifyExtents(Operation *op, StringRef name, Value value) {
     if (ShapedType::isDynamic(d))
       continue;
     if (d == 0)
-      return op->emitOpError() << name << " has a zero extent ["
-                               << formatShape(type.getShape())
-                               << "]; fp8q tensors must be non-empty";
+      return op->emitOpError()
+             << name << " has a zero extent [" << formatShape(type.getShape())
+             << "]; fp8q tensors must be non-empty";
     if (llvm::MulOverflow(count, d, count))
-      return op->emitOpError() << name << " shape ["
-                               << formatShape(type.getShape())
-                               << "] overflows a 64-bit element count";
+      return op->emitOpError()
+             << name << " shape [" << formatShape(type.getShape())
+             << "] overflows a 64-bit element count";
   }
   return success();
 }
@@ -80,8 +80,8 @@ static LogicalResult verifyScaleEncoding(Operation *op, StringRef name,
                                          Value value) {
   Attribute encoding = cast<RankedTensorType>(value.getType()).getEncoding();
   if (encoding && !isa<LayoutAttr>(encoding))
-    return op->emitOpError() << name << " encoding must be #fp8q.layout, got "
-                             << encoding;
+    return op->emitOpError()
+           << name << " encoding must be #fp8q.layout, got " << encoding;
   return success();
 }
 
@@ -90,8 +90,8 @@ static LogicalResult verifyNoEncoding(Operation *op, StringRef name,
                                       Value value) {
   Attribute encoding = cast<RankedTensorType>(value.getType()).getEncoding();
   if (encoding)
-    return op->emitOpError() << name << " must not carry an encoding, got "
-                             << encoding;
+    return op->emitOpError()
+           << name << " must not carry an encoding, got " << encoding;
   return success();
 }
 
@@ -100,15 +100,15 @@ static LogicalResult verifyNoEncoding(Operation *op, StringRef name,
 static LogicalResult verifyQuantizeShapes(Operation *op, Value x, Value q,
                                           Value scale, int64_t groupSize) {
   if (groupSize <= 0)
-    return op->emitOpError() << "group_size must be positive, got "
-                             << groupSize;
+    return op->emitOpError()
+           << "group_size must be positive, got " << groupSize;
   auto xType = cast<RankedTensorType>(x.getType());
   int64_t m = xType.getDimSize(0), k = xType.getDimSize(1);
   if (ShapedType::isDynamic(k))
     return op->emitOpError() << "K (dim 1 of x) must be static";
   if (k % groupSize != 0)
-    return op->emitOpError() << "group_size " << groupSize
-                             << " must divide K = " << k;
+    return op->emitOpError()
+           << "group_size " << groupSize << " must divide K = " << k;
   for (auto [name, value] :
        {std::pair<StringRef, Value>{"x", x}, {"q", q}, {"scale", scale}})
     if (failed(verifyExtents(op, name, value)))
@@ -117,20 +117,18 @@ static LogicalResult verifyQuantizeShapes(Operation *op, Value x, Value q,
       failed(verifyNoEncoding(op, "q", q)) ||
       failed(verifyScaleEncoding(op, "scale", scale)))
     return failure();
-  if (q.getType() != RankedTensorType::get(xType.getShape(),
-                                           cast<ShapedType>(q.getType())
-                                               .getElementType()))
-    return op->emitOpError() << "q must have the shape of x ["
-                             << formatShape(xType.getShape()) << "], got ["
-                             << formatShape(cast<ShapedType>(q.getType())
-                                                .getShape())
-                             << "]";
+  if (q.getType() !=
+      RankedTensorType::get(xType.getShape(),
+                            cast<ShapedType>(q.getType()).getElementType()))
+    return op->emitOpError()
+           << "q must have the shape of x [" << formatShape(xType.getShape())
+           << "], got ["
+           << formatShape(cast<ShapedType>(q.getType()).getShape()) << "]";
   auto scaleType = cast<RankedTensorType>(scale.getType());
   if (scaleType.getShape() != ArrayRef<int64_t>{m, k / groupSize})
-    return op->emitOpError()
-           << "scale must have shape [M, K / group_size] = ["
-           << formatShape({m, k / groupSize}) << "], got ["
-           << formatShape(scaleType.getShape()) << "]";
+    return op->emitOpError() << "scale must have shape [M, K / group_size] = ["
+                             << formatShape({m, k / groupSize}) << "], got ["
+                             << formatShape(scaleType.getShape()) << "]";
   return success();
 }
 
@@ -246,9 +244,8 @@ LogicalResult MaterializeOp::verify() {
 }
 
 bool MaterializeOp::isNoCopy() {
-  return areEquivalentScaleTypes(
-      cast<RankedTensorType>(getScale().getType()),
-      cast<RankedTensorType>(getType()));
+  return areEquivalentScaleTypes(cast<RankedTensorType>(getScale().getType()),
+                                 cast<RankedTensorType>(getType()));
 }
 
 OpFoldResult MaterializeOp::fold(FoldAdaptor) {

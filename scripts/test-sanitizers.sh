@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Robustness suite (issue 8): builds fp8q with AddressSanitizer + UBSan and
+# the libFuzzer target, runs every lit and unit test on that build, then
+# fuzzes parse + verify + the whole --fp8q-pipeline for a bounded time on a
+# corpus seeded from the lit tests. Any sanitizer report fails the run.
+# Prints "fp8q-sanitizers: N passed, N failed".
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FP8Q_ASAN_BUILD_DIR:-$root/build-sanitizers}
+fuzz_seconds=${FP8Q_FUZZ_SECONDS:-60}
+
+"$root/scripts/install-deps.sh"
+rm -rf "$build"
+cmake -G Ninja -S "$root" -B "$build" -DFP8Q_ENABLE_SANITIZERS=ON \
+  -DFP8Q_ENABLE_FUZZER=ON >/dev/null
+echo "fp8q-sanitizers: building in $build"
+ninja -C "$build" all fp8q-fuzz
+
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+log=$(mktemp)
+corpus=$(mktemp -d)
+trap 'rm -rf "$log" "$corpus"' EXIT
+set +e
+/usr/lib/llvm-22/bin/lit -v "$build/test" "$build/test/Unit" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+
+# Seed corpus: every -split-input-file chunk of the lit tests.
+python3 - "$root/test" "$corpus" <<'PY'
+import glob, os, sys
+root, out = sys.argv[1], sys.argv[2]
+n = 0
+for path in sorted(glob.glob(os.path.join(root, "**", "*.mlir"), recursive=True)):
+    if "/Inputs/" in path:
+        continue
+    for i, chunk in enumerate(open(path).read().split("// -----")):
+        if len(chunk) <= 20000:
+            with open(os.path.join(out, f"{n:04d}.mlir"), "w") as f:
+                f.write(chunk)
+            n += 1
+print(f"fp8q-sanitizers: fuzz corpus of {n} inputs")
+PY
+echo "fp8q-sanitizers: fuzzing for ${fuzz_seconds} s"
+fuzz_log=$build/fuzz.log
+set +e
+(cd "$build" && ./bin/fp8q-fuzz "$corpus" -max_total_time="$fuzz_seconds" \
+  -max_len=8192 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1) \
+  >"$fuzz_log" 2>&1
+fuzz_status=$?
+set -e
+grep -E "^stat::number_of_executed_units|^#[0-9]+ +DONE" "$fuzz_log" || true
+if [ "$fuzz_status" -ne 0 ]; then
+  tail -n 60 "$fuzz_log"
+  echo "fp8q-sanitizers: the fuzzer found a crash (inputs saved in $build)"
+fi
+
+count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
+passed=$(count Passed)
+failed=$(count Failed)
+if [ "$fuzz_status" -eq 0 ]; then passed=$((${passed:-0} + 1)); else failed=$((${failed:-0} + 1)); fi
+echo "fp8q-sanitizers: ${passed:-0} passed, ${failed:-0} failed"
+[ "$status" -eq 0 ] && [ "$fuzz_status" -eq 0 ]
