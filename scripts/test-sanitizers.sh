@@ -16,6 +16,10 @@ cmake -G Ninja -S "$root" -B "$build" -DFP8Q_ENABLE_SANITIZERS=ON \
 echo "fp8q-sanitizers: building in $build"
 ninja -C "$build" all fp8q-fuzz
 
+# LLVM header code compiled into our instrumented objects poisons allocator
+# memory that the uninstrumented libMLIR.so then uses: honour only the
+# compiler's poisoning.
+export ASAN_OPTIONS=allow_user_poisoning=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 log=$(mktemp)
 corpus=$(mktemp -d)

@@ -44,6 +44,11 @@ if config.fp8q_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
     import subprocess
 
     config.available_features.add("asan")
+    # libMLIR.so is not instrumented, but LLVM's allocators poison memory
+    # from header code compiled into our (instrumented) objects; libMLIR then
+    # touches that memory legitimately. Honour only compiler poisoning.
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     asan_rt = subprocess.check_output(
         [config.cxx_compiler, "-print-file-name=libclang_rt.asan-x86_64.so"],
         text=True).strip()
