@@ -9,48 +9,19 @@
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 
+#include "VerifierUtils.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace fp8q;
+using fp8q::detail::formatShape;
+using fp8q::detail::verifyShape;
 
 /// The GEMM scale block (1x128 activation groups, 128x128 weight blocks).
 static constexpr int64_t kGemmBlock = 128;
-
-/// Renders a shape as "?x56" for diagnostics.
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t d) {
-        if (ShapedType::isDynamic(d))
-          os << '?';
-        else
-          os << d;
-      },
-      "x");
-  return text;
-}
-
-/// Checks that `value` (a memref) has a shape compatible with `expected`;
-/// dynamic extents on either side match anything.
-static LogicalResult checkShape(Operation *op, StringRef name, Value value,
-                                ArrayRef<int64_t> expected) {
-  auto type = cast<MemRefType>(value.getType());
-  bool ok = type.getRank() == static_cast<int64_t>(expected.size());
-  for (int64_t d = 0; ok && d < type.getRank(); ++d)
-    ok = type.getDimSize(d) == expected[d] ||
-         ShapedType::isDynamic(type.getDimSize(d)) ||
-         ShapedType::isDynamic(expected[d]);
-  if (!ok)
-    return op->emitOpError()
-           << name << " must have shape [" << shapeStr(expected) << "], got ["
-           << shapeStr(type.getShape()) << "]";
-  return success();
-}
 
 static Type elementTypeOf(Value value) {
   return cast<MemRefType>(value.getType()).getElementType();
@@ -69,8 +40,8 @@ static LogicalResult verifyQuantizeBuffers(Operation *op, Value x, Value q,
   if (k % groupSize != 0)
     return op->emitOpError()
            << "group_size " << groupSize << " must divide K = " << k;
-  return failure(failed(checkShape(op, "q", q, {m, k})) ||
-                 failed(checkShape(op, "scale", scale, {m, k / groupSize})));
+  return failure(failed(verifyShape(op, "q", q, {m, k})) ||
+                 failed(verifyShape(op, "scale", scale, {m, k / groupSize})));
 }
 
 LogicalResult BufferQuantizeOp::verify() {
@@ -87,14 +58,14 @@ LogicalResult BufferRmsNormQuantizeOp::verify() {
     return emitOpError() << "gamma element type " << elementTypeOf(getGamma())
                          << " must match x element type "
                          << xType.getElementType();
-  if (failed(checkShape(*this, "gamma", getGamma(), {xType.getDimSize(1)})))
+  if (failed(verifyShape(*this, "gamma", getGamma(), {xType.getDimSize(1)})))
     return failure();
   if (Value y = getUnquantized()) {
     if (elementTypeOf(y) != xType.getElementType())
       return emitOpError() << "unquantized element type " << elementTypeOf(y)
                            << " must match x element type "
                            << xType.getElementType();
-    return checkShape(*this, "unquantized", y, xType.getShape());
+    return verifyShape(*this, "unquantized", y, xType.getShape());
   }
   return success();
 }
@@ -106,10 +77,10 @@ LogicalResult BufferGemmOp::verify() {
   int64_t n = wType.getDimSize(0);
   if (ShapedType::isDynamic(k) || k % kGemmBlock != 0)
     return emitOpError() << "K (dim 1 of q) must be a static multiple of "
-                         << kGemmBlock << ", got " << shapeStr({k});
+                         << kGemmBlock << ", got " << formatShape({k});
   if (!wType.hasStaticShape())
     return emitOpError() << "w must have a static shape [N, K], got ["
-                         << shapeStr(wType.getShape()) << "]";
+                         << formatShape(wType.getShape()) << "]";
   if (wType.getElementType() != qType.getElementType())
     return emitOpError() << "w element type " << wType.getElementType()
                          << " must match q element type "
@@ -120,23 +91,23 @@ LogicalResult BufferGemmOp::verify() {
                          << n << ", K = " << k;
   int64_t groups = k / kGemmBlock;
   return failure(
-      failed(checkShape(*this, "w", getW(), {n, k})) ||
-      failed(checkShape(*this, "x_scale", getXScale(), {m, groups})) ||
-      failed(checkShape(*this, "w_scale", getWScale(),
-                        {llvm::divideCeilSigned(n, kGemmBlock), groups})) ||
-      failed(checkShape(*this, "out", getOut(), {m, n})));
+      failed(verifyShape(*this, "w", getW(), {n, k})) ||
+      failed(verifyShape(*this, "x_scale", getXScale(), {m, groups})) ||
+      failed(verifyShape(*this, "w_scale", getWScale(),
+                         {llvm::divideCeilSigned(n, kGemmBlock), groups})) ||
+      failed(verifyShape(*this, "out", getOut(), {m, n})));
 }
 
 LogicalResult BufferMaterializeOp::verify() {
-  return checkShape(*this, "dest", getDest(),
-                    cast<MemRefType>(getSource().getType()).getShape());
+  return verifyShape(*this, "dest", getDest(),
+                     cast<MemRefType>(getSource().getType()).getShape());
 }
 
 LogicalResult BufferPreshuffleOp::verify() {
   auto wType = cast<MemRefType>(getW().getType());
   if (!wType.hasStaticShape())
     return emitOpError() << "w must have a static shape [N, K], got ["
-                         << shapeStr(wType.getShape()) << "]";
+                         << formatShape(wType.getShape()) << "]";
   int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
   if (n % 16 != 0 || k % 32 != 0)
     return emitOpError() << "preshuffle_16x16 needs N % 16 == 0 and "
@@ -146,5 +117,5 @@ LogicalResult BufferPreshuffleOp::verify() {
     return emitOpError() << "dest element type " << elementTypeOf(getDest())
                          << " must match w element type "
                          << wType.getElementType();
-  return checkShape(*this, "dest", getDest(), wType.getShape());
+  return verifyShape(*this, "dest", getDest(), wType.getShape());
 }

@@ -8,52 +8,20 @@
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 
+#include "VerifierUtils.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace fp8q;
+using fp8q::detail::formatShape;
+using fp8q::detail::verifyShape;
 
 /// Weight scales cover 128x128 blocks and activation scales of a GEMM cover
 /// 1x128 groups; the block width is fixed by every kernel fp8q targets.
 static constexpr int64_t kScaleBlock = 128;
-
-/// Renders a shape as "?x56" for diagnostics.
-static std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t d) {
-        if (ShapedType::isDynamic(d))
-          os << '?';
-        else
-          os << d;
-      },
-      "x");
-  return text;
-}
-
-/// Two extents agree when equal or when either is dynamic.
-static bool compatibleDim(int64_t a, int64_t b) {
-  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
-}
-
-/// Checks that `value`'s shape is compatible with `expected` (dynamic
-/// entries of either side match anything).
-static LogicalResult verifyShape(Operation *op, StringRef name, Value value,
-                                 ArrayRef<int64_t> expected) {
-  auto type = cast<RankedTensorType>(value.getType());
-  bool ok = type.getRank() == static_cast<int64_t>(expected.size());
-  for (int64_t d = 0; ok && d < type.getRank(); ++d)
-    ok = compatibleDim(type.getDimSize(d), expected[d]);
-  if (!ok)
-    return op->emitOpError()
-           << name << " must have shape [" << formatShape(expected)
-           << "], got [" << formatShape(type.getShape()) << "]";
-  return success();
-}
 
 /// Rejects static shapes whose element count overflows int64 and static
 /// zero extents: fp8q works on non-empty tensors only.

@@ -1,0 +1,29 @@
+//===- VerifierUtils.h - Shared helpers of the fp8q verifiers ---*- C++ -*-===//
+//
+// Shape checks and their messages, shared by the tensor ops (Fp8qOps.cpp)
+// and the buffer ops (Fp8qBufferOps.cpp) so both word errors the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_LIB_DIALECT_IR_VERIFIERUTILS_H
+#define FP8Q_LIB_DIALECT_IR_VERIFIERUTILS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+#include <string>
+
+namespace fp8q::detail {
+
+/// Renders a shape as "?x56" for diagnostics.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// Checks that `value` (a shaped value) has a shape compatible with
+/// `expected`: equal rank, and equal extents where both are static.
+llvm::LogicalResult verifyShape(mlir::Operation *op, llvm::StringRef name,
+                                mlir::Value value,
+                                llvm::ArrayRef<int64_t> expected);
+
+} // namespace fp8q::detail
+
+#endif // FP8Q_LIB_DIALECT_IR_VERIFIERUTILS_H
