@@ -22,6 +22,8 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -44,9 +46,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Diagnostics are the expected outcome of bad input: swallow them.
   ScopedDiagnosticHandler quiet(&context,
                                 [](Diagnostic &) { return success(); });
-  StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer relies on the NUL that every llvm::MemoryBuffer ends with:
+  // hand it a copy of the bytes, as a file read would, never the raw input.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          StringRef(reinterpret_cast<const char *>(data), size), "input"),
+      llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, ParserConfig(&context));
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module || failed(verify(*module)))
     return 0;
   PassManager pm(&context);
