@@ -66,7 +66,7 @@ if [ "$fuzz_status" -ne 0 ]; then
   echo "fp8q-sanitizers: the fuzzer found a crash (inputs saved in $build)"
 fi
 
-count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
+count() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
 passed=$(count Passed)
 failed=$(count Failed)
 if [ "$fuzz_status" -eq 0 ]; then passed=$((${passed:-0} + 1)); else failed=$((${failed:-0} + 1)); fi

@@ -20,7 +20,7 @@ set +e
 status=${PIPESTATUS[0]}
 set -e
 
-count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
+count() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
 passed=$(count Passed)
 failed=$(count Failed)
 echo "fp8q: ${passed:-0} passed, ${failed:-0} failed"
