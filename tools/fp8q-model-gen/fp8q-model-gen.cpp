@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/ModelGen/DecoderBuilder.h"
+#include "fp8q/Support/ToolOutput.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -16,7 +17,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -89,20 +89,14 @@ int main(int argc, char **argv) {
   if (!module || failed(mlir::verify(*module)))
     return 1;
 
-  // ToolOutputFile removes the file unless keep() runs: a failed run leaves
-  // no half-written output.
-  std::unique_ptr<ToolOutputFile> output =
-      mlir::openOutputFile(outputFile, &error);
-  if (!output)
-    return fail(error);
   mlir::OpPrintingFlags flags;
   if (printDebugInfo)
     flags.enableDebugInfo();
-  module->print(output->os(), flags);
-  output->os() << "\n";
-  output->os().flush();
-  if (output->os().has_error())
-    return fail("cannot write '" + outputFile + "'");
-  output->keep();
-  return 0;
+  return fp8q::reportToolError(
+      "fp8q-model-gen", fp8q::writeToolOutput(outputFile, {inputFile},
+                                              [&](raw_ostream &os) -> Error {
+                                                module->print(os, flags);
+                                                os << "\n";
+                                                return Error::success();
+                                              }));
 }
