@@ -13,6 +13,7 @@
 #include "HipApi.h"
 #include "Launcher.h"
 
+#include "fp8q/Runtime/fp8q_operand_checks.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q_kernels/GemmTile.h"
 #include "fp8q_kernels/KernelArgs.h"
@@ -53,105 +54,51 @@ constexpr int32_t kErrDevice = FP8Q_ERR_DEVICE;
 
 thread_local std::string lastError;
 
-int32_t fail(const char *entry, int32_t status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-int32_t fail(const char *entry, int32_t status, const char *fmt, ...) {
+} // namespace
+} // namespace fp8q::hiprt
+
+/// The error sink of the shared checks (fp8q/Runtime/fp8q_operand_checks.h)
+/// and of everything else in this runtime.
+int32_t fp8q::rt::fail(const char *entry, int32_t status, const char *fmt,
+                       ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  lastError = std::string(entry) + ": " + msg;
-  fprintf(stderr, "fp8q runtime error (hip): %s\n", lastError.c_str());
+  fp8q::hiprt::lastError = std::string(entry) + ": " + msg;
+  fprintf(stderr, "fp8q runtime error (hip): %s\n",
+          fp8q::hiprt::lastError.c_str());
   return status;
 }
+
+namespace fp8q::hiprt {
+namespace {
 
 bool uncheckedMode() {
   const char *v = getenv("FP8Q_RT_UNCHECKED");
   return v && strcmp(v, "1") == 0;
 }
 
-/// A validated rank-2 operand: element (i, j) at ptr + (i*s0 + j*s1) * esz.
-struct Op {
-  char *ptr = nullptr;
-  int64_t rows = 0, cols = 0, s0 = 0, s1 = 0;
-  size_t esz = 0;
-  int64_t span() const { // bytes from ptr to the end of the last element
-    return ((rows - 1) * s0 + (cols - 1) * s1 + 1) * (int64_t)esz;
-  }
-};
-
-int32_t checkOp(const char *entry, const char *name, const fp8q_memref_2d *d,
-                size_t esz, int64_t rows, int64_t cols, bool written, Op &op) {
-  if (!d)
-    return fail(entry, FP8Q_ERR_NULL, "operand %s: null descriptor", name);
-  if (d->sizes[0] == 0 || d->sizes[1] == 0)
-    return fail(entry, FP8Q_ERR_EMPTY, "operand %s is empty (%lld x %lld)",
-                name, (long long)d->sizes[0], (long long)d->sizes[1]);
-  if (!d->aligned)
-    return fail(entry, FP8Q_ERR_NULL, "operand %s: null data pointer", name);
-  if (d->sizes[0] < 0 || d->sizes[1] < 0 || d->offset < 0 ||
-      d->strides[0] < 0 || d->strides[1] < 0)
-    return fail(entry, FP8Q_ERR_LAYOUT,
-                "operand %s: negative size, offset or stride", name);
-  if ((rows >= 0 && d->sizes[0] != rows) || (cols >= 0 && d->sizes[1] != cols))
-    return fail(entry, FP8Q_ERR_SHAPE,
-                "operand %s has shape %lld x %lld, expected %lld x %lld", name,
-                (long long)d->sizes[0], (long long)d->sizes[1],
-                (long long)(rows >= 0 ? rows : d->sizes[0]),
-                (long long)(cols >= 0 ? cols : d->sizes[1]));
-  op.ptr = (char *)d->aligned + d->offset * (int64_t)esz;
-  op.rows = d->sizes[0];
-  op.cols = d->sizes[1];
-  op.s0 = d->strides[0];
-  op.s1 = d->strides[1];
-  op.esz = esz;
-  if ((uintptr_t)op.ptr % esz)
-    return fail(entry, FP8Q_ERR_ALIGN,
-                "operand %s: data pointer not aligned to %zu bytes", name, esz);
-  if (written) {
-    // Distinct elements need distinct addresses: with the extents > 1
-    // sorted by stride, each stride must step over the previous extent.
-    int64_t st[2] = {op.s0, op.s1}, n[2] = {op.rows, op.cols};
-    if (st[0] > st[1]) {
-      std::swap(st[0], st[1]);
-      std::swap(n[0], n[1]);
-    }
-    bool ok = true;
-    int64_t reach = 1; // elements spanned by the smaller dimensions
-    for (int i = 0; i < 2; ++i) {
-      if (n[i] == 1)
-        continue;
-      ok = ok && st[i] >= reach;
-      reach = st[i] * n[i];
-    }
-    if (!ok)
-      return fail(entry, FP8Q_ERR_LAYOUT,
-                  "operand %s: strides (%lld, %lld) make elements overlap",
-                  name, (long long)op.s0, (long long)op.s1);
-  }
-  return FP8Q_OK;
-}
+/// A validated rank-2 operand (fp8q/Runtime/fp8q_operand_checks.h).
+using Op = fp8q::rt::View2;
+using fp8q::rt::Access;
+using fp8q::rt::checkFp8Type;
+using fp8q::rt::checkGemmArgs;
+using fp8q::rt::checkGroupSize;
+using fp8q::rt::checkOperand;
+using fp8q::rt::fail;
 
 /// Operands the HIP kernels read as dense rows: unit column stride and
 /// rows aligned to `align` bytes.
 int32_t checkRows(const char *entry, const char *name, const Op &op,
                   size_t align) {
-  if ((op.cols > 1 && op.s1 != 1) || (uintptr_t)op.ptr % align ||
-      (op.rows > 1 && (op.s0 * (int64_t)op.esz) % (int64_t)align))
+  if ((op.cols > 1 && op.s1 != 1) || (uintptr_t)op.base % align ||
+      (op.rows > 1 && (op.s0 * (int64_t)op.eltSize) % (int64_t)align))
     return fail(entry, FP8Q_ERR_LAYOUT,
                 "operand %s: the HIP kernels need a unit column stride and "
                 "%zu-byte aligned rows (strides (%lld, %lld))",
                 name, align, (long long)op.s0, (long long)op.s1);
-  return FP8Q_OK;
-}
-
-int32_t checkFp8(const char *entry, int32_t t) {
-  if (t != FP8Q_F8E4M3FN && t != FP8Q_F8E4M3FNUZ)
-    return fail(entry, FP8Q_ERR_ARG,
-                "fp8_type %d is not an fp8q_fp8_type (0 = f8E4M3FN, "
-                "1 = f8E4M3FNUZ)",
-                t);
   return FP8Q_OK;
 }
 
@@ -262,30 +209,31 @@ int32_t quantizeImpl(const char *entry, Act t, fp8q_memref_2d *x,
   lastError.clear();
   const size_t es = actSize(t);
   Op xo, qo, so, yo;
-  if (int32_t s = checkOp(entry, "x", x, es, -1, -1, false, xo))
+  if (int32_t s = checkOperand(entry, "x", x, es, -1, -1, Access::Read, xo))
     return s;
   const int64_t M = xo.rows, K = xo.cols;
-  if (group <= 0 || K % group)
-    return fail(entry, FP8Q_ERR_ARG,
-                "group_size %lld must be positive and divide K = %lld",
-                (long long)group, (long long)K);
+  if (int32_t s = checkGroupSize(entry, group, K))
+    return s;
   if (group % 8)
     return fail(entry, FP8Q_ERR_ARG,
                 "group_size %lld: the HIP kernels take multiples of 8",
                 (long long)group);
   const int64_t G = K / group;
-  if (int32_t s = checkFp8(entry, fp8))
+  if (int32_t s = checkFp8Type(entry, fp8))
     return s;
   if (int32_t s = checkRows(entry, "x", xo, 16))
     return s;
   char *gammaPtr = nullptr;
   if (rms) {
-    if (!gamma || !gamma->aligned || gamma->sizes[0] != K ||
-        (K > 1 && gamma->strides[0] != 1))
-      return fail(entry, FP8Q_ERR_SHAPE,
-                  "operand gamma must be a contiguous [%lld] vector",
-                  (long long)K);
-    gammaPtr = (char *)gamma->aligned + gamma->offset * (int64_t)es;
+    fp8q::rt::View1 gv;
+    if (int32_t s = checkOperand(entry, "gamma", gamma, es, K, gv))
+      return s;
+    if (K > 1 && gv.s0 != 1)
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "operand gamma: the HIP kernels need a contiguous vector "
+                  "(stride 1), got stride %lld",
+                  (long long)gv.s0);
+    gammaPtr = gv.base;
     if ((uintptr_t)gammaPtr % 16)
       return fail(entry, FP8Q_ERR_ALIGN,
                   "operand gamma: the HIP kernels need 16-byte alignment");
@@ -293,37 +241,38 @@ int32_t quantizeImpl(const char *entry, Act t, fp8q_memref_2d *x,
       return fail(entry, FP8Q_ERR_ARG,
                   "epsilon %g must be finite and non-negative", double(eps));
     if (keep) {
-      if (int32_t s = checkOp(entry, "y", y, es, M, K, true, yo))
+      if (int32_t s = checkOperand(entry, "y", y, es, M, K, Access::Write, yo))
         return s;
       if (int32_t s = checkRows(entry, "y", yo, 16))
         return s;
     }
   }
-  if (int32_t s = checkOp(entry, "q", q, 1, M, K, true, qo))
+  if (int32_t s = checkOperand(entry, "q", q, 1, M, K, Access::Write, qo))
     return s;
   if (int32_t s = checkRows(entry, "q", qo, 8))
     return s;
-  if (int32_t s = checkOp(entry, "scale", scale, 4, M, G, true, so))
+  if (int32_t s =
+          checkOperand(entry, "scale", scale, 4, M, G, Access::Write, so))
     return s;
   DeviceInfo info;
   if (int32_t s = device(entry, info))
     return s;
   Stager st(entry);
-  st.add(xo.ptr, xo.span(), false);
-  st.add(qo.ptr, qo.span(), true);
-  st.add(so.ptr, so.span(), true);
+  st.add(xo.base, xo.spanBytes(), false);
+  st.add(qo.base, qo.spanBytes(), true);
+  st.add(so.base, so.spanBytes(), true);
   if (rms) {
     st.add(gammaPtr, K * (int64_t)es, false);
     if (keep)
-      st.add(yo.ptr, yo.span(), true);
+      st.add(yo.base, yo.spanBytes(), true);
   }
   if (int32_t s = st.stageIn())
     return s;
   int kt = (int)t;
   if (!rms) {
-    QuantArgs a{st.dev(xo.ptr),
-                st.dev((uint8_t *)qo.ptr),
-                st.dev((float *)so.ptr),
+    QuantArgs a{st.dev(xo.base),
+                st.dev((uint8_t *)qo.base),
+                st.dev((float *)so.base),
                 M,
                 K,
                 group,
@@ -341,11 +290,11 @@ int32_t quantizeImpl(const char *entry, Act t, fp8q_memref_2d *x,
                            grid, block, args))
       return s;
   } else {
-    RmsArgs a{st.dev(xo.ptr),
+    RmsArgs a{st.dev(xo.base),
               st.dev(gammaPtr),
-              st.dev((uint8_t *)qo.ptr),
-              st.dev((float *)so.ptr),
-              keep ? st.dev(yo.ptr) : nullptr,
+              st.dev((uint8_t *)qo.base),
+              st.dev((float *)so.base),
+              keep ? st.dev(yo.base) : nullptr,
               M,
               K,
               group,
@@ -372,29 +321,30 @@ int32_t materializeImpl(const char *entry, fp8q_memref_2d *src,
                         fp8q_memref_2d *dst) {
   lastError.clear();
   Op so, d;
-  if (int32_t s = checkOp(entry, "src", src, 4, -1, -1, false, so))
+  if (int32_t s = checkOperand(entry, "src", src, 4, -1, -1, Access::Read, so))
     return s;
-  if (int32_t s = checkOp(entry, "dst", dst, 4, so.rows, so.cols, true, d))
+  if (int32_t s = checkOperand(entry, "dst", dst, 4, so.rows, so.cols,
+                               Access::Write, d))
     return s;
   const int64_t M = so.rows, G = so.cols;
   // Equal layouts (SPEC): the same bytes for every element, no copy.
-  if (so.ptr == d.ptr && (M == 1 || so.s0 == d.s0) && (G == 1 || so.s1 == d.s1))
+  if (fp8q::rt::sameAddresses(so, d))
     return FP8Q_OK;
   DeviceInfo info;
   if (int32_t s = device(entry, info))
     return s;
   Stager st(entry);
-  st.add(so.ptr, so.span(), false);
-  st.add(d.ptr, d.span(), true);
+  st.add(so.base, so.spanBytes(), false);
+  st.add(d.base, d.spanBytes(), true);
   if (int32_t s = st.stageIn())
     return s;
-  const float *sdev = st.dev((const float *)so.ptr);
-  float *ddev = st.dev((float *)d.ptr);
+  const float *sdev = st.dev((const float *)so.base);
+  float *ddev = st.dev((float *)d.base);
   Dim3 grid, block;
   grid.x = ceilDiv(G, kTransTile);
   grid.y = ceilDiv(M, kTransTile);
   block.x = kTransBlock;
-  const bool overlap = so.ptr < d.ptr + d.span() && d.ptr < so.ptr + so.span();
+  const bool overlap = fp8q::rt::rangesOverlap(so, d);
   if (!overlap) {
     MaterializeArgs a{sdev, ddev, M, G, so.s0, so.s1, d.s0, d.s1};
     void *args[] = {&a};
@@ -423,7 +373,7 @@ int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,
                        fp8q_memref_2d *dst, bool inverse) {
   lastError.clear();
   Op so, d;
-  if (int32_t s = checkOp(entry, "src", src, 1, -1, -1, false, so))
+  if (int32_t s = checkOperand(entry, "src", src, 1, -1, -1, Access::Read, so))
     return s;
   const int64_t N = so.rows, K = so.cols;
   if (N % 16 || K % 32)
@@ -431,7 +381,7 @@ int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,
                 "preshuffle_16x16 needs N %% 16 == 0 and K %% 32 == 0, got "
                 "%lld x %lld",
                 (long long)N, (long long)K);
-  if (int32_t s = checkOp(entry, "dst", dst, 1, N, K, true, d))
+  if (int32_t s = checkOperand(entry, "dst", dst, 1, N, K, Access::Write, d))
     return s;
   const Op &plain = inverse ? d : so, &shuf = inverse ? so : d;
   if (!inverse && (d.s0 != K || d.s1 != 1))
@@ -441,21 +391,21 @@ int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,
                 (long long)K, (long long)d.s0, (long long)d.s1);
   if (int32_t s = checkRows(entry, inverse ? "dst" : "src", plain, 16))
     return s;
-  if ((uintptr_t)shuf.ptr % 16)
+  if ((uintptr_t)shuf.base % 16)
     return fail(entry, FP8Q_ERR_ALIGN,
                 "the preshuffled buffer must be 16-byte aligned");
-  if (so.ptr < d.ptr + d.span() && d.ptr < so.ptr + so.span())
+  if (fp8q::rt::rangesOverlap(so, d))
     return fail(entry, FP8Q_ERR_LAYOUT, "src and dst overlap");
   DeviceInfo info;
   if (int32_t s = device(entry, info))
     return s;
   Stager st(entry);
-  st.add(plain.ptr, plain.span(), inverse);
-  st.add(shuf.ptr, N * K, !inverse);
+  st.add(plain.base, plain.spanBytes(), inverse);
+  st.add(shuf.base, N * K, !inverse);
   if (int32_t s = st.stageIn())
     return s;
-  PreshuffleArgs a{st.dev((const uint8_t *)so.ptr), st.dev((uint8_t *)d.ptr), N,
-                   K, plain.s0};
+  PreshuffleArgs a{st.dev((const uint8_t *)so.base), st.dev((uint8_t *)d.base),
+                   N, K, plain.s0};
   void *args[] = {&a};
   Dim3 grid, block;
   grid.x = ceilDiv(N * K / 16, 256);
@@ -471,22 +421,17 @@ int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                  fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
                  int32_t kernel, int32_t fp8, int32_t weightLayout) {
   lastError.clear();
-  if (kernel < 0 || kernel >= FP8Q_KERNEL_COUNT)
-    return fail(entry, FP8Q_ERR_ARG, "kernel %d is not an fp8q_kernel (0..%d)",
-                kernel, FP8Q_KERNEL_COUNT - 1);
-  if (int32_t s = checkFp8(entry, fp8))
+  if (int32_t s = checkGemmArgs(entry, kernel, weightLayout))
     return s;
-  if (weightLayout != FP8Q_WEIGHT_LAYOUT_PLAIN &&
-      weightLayout != FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16)
-    return fail(entry, FP8Q_ERR_ARG,
-                "weight_layout %d is not 0 (plain) or 1 (preshuffle_16x16)",
-                weightLayout);
+  if (int32_t s = checkFp8Type(entry, fp8))
+    return s;
   const fp8q_kernel_contract &c = fp8q_kernel_contracts[kernel];
   Op qo, xo, wo, wso, oo;
-  if (int32_t s = checkOp(entry, "q", q, 1, -1, -1, false, qo))
+  if (int32_t s = checkOperand(entry, "q", q, 1, -1, -1, Access::Read, qo))
     return s;
   const int64_t M = qo.rows, K = qo.cols;
-  if (int32_t s = checkOp(entry, "x_scale", xs, 4, M, -1, false, xo))
+  if (int32_t s =
+          checkOperand(entry, "x_scale", xs, 4, M, -1, Access::Read, xo))
     return s;
   const int64_t G = xo.cols;
   if (K != G * kGroup)
@@ -494,12 +439,13 @@ int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                 "the HIP GEMM kernels take 1x128 groups: K = %lld but x_scale "
                 "has %lld groups",
                 (long long)K, (long long)G);
-  if (int32_t s = checkOp(entry, "w", w, 1, -1, K, false, wo))
+  if (int32_t s = checkOperand(entry, "w", w, 1, -1, K, Access::Read, wo))
     return s;
   const int64_t N = wo.rows, NB = (N + 127) / 128;
-  if (int32_t s = checkOp(entry, "w_scale", ws, 4, NB, G, false, wso))
+  if (int32_t s =
+          checkOperand(entry, "w_scale", ws, 4, NB, G, Access::Read, wso))
     return s;
-  if (int32_t s = checkOp(entry, "out", out, 2, M, N, true, oo))
+  if (int32_t s = checkOperand(entry, "out", out, 2, M, N, Access::Write, oo))
     return s;
   if (int32_t s = checkRows(entry, "q", qo, 16))
     return s;
@@ -555,7 +501,7 @@ int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
   if (!shuf)
     if (int32_t s = checkRows(entry, "w", wo, 16))
       return s;
-  if (shuf && (uintptr_t)wo.ptr % 16)
+  if (shuf && (uintptr_t)wo.base % 16)
     return fail(entry, FP8Q_ERR_ALIGN,
                 "operand w: the preshuffled weight must be 16-byte aligned");
   DeviceInfo info;
@@ -563,18 +509,18 @@ int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
     return s;
   const int64_t xsSpan = ((M - 1) * xs0 + (G - 1) * xs1 + 1) * 4;
   Stager st(entry);
-  st.add(qo.ptr, qo.span(), false);
-  st.add(xo.ptr, xsSpan, false);
-  st.add(wo.ptr, shuf ? N * K : wo.span(), false);
-  st.add(wso.ptr, wso.span(), false);
-  st.add(oo.ptr, oo.span(), true);
+  st.add(qo.base, qo.spanBytes(), false);
+  st.add(xo.base, xsSpan, false);
+  st.add(wo.base, shuf ? N * K : wo.spanBytes(), false);
+  st.add(wso.base, wso.spanBytes(), false);
+  st.add(oo.base, oo.spanBytes(), true);
   if (int32_t s = st.stageIn())
     return s;
-  GemmArgs a{st.dev((const uint8_t *)qo.ptr),
-             st.dev((const float *)xo.ptr),
-             st.dev((const uint8_t *)wo.ptr),
-             st.dev((const float *)wso.ptr),
-             st.dev((uint16_t *)oo.ptr),
+  GemmArgs a{st.dev((const uint8_t *)qo.base),
+             st.dev((const float *)xo.base),
+             st.dev((const uint8_t *)wo.base),
+             st.dev((const float *)wso.base),
+             st.dev((uint16_t *)oo.base),
              M,
              N,
              K,
@@ -688,29 +634,6 @@ int32_t _mlir_ciface_fp8q_rt_gemm(fp8q_memref_2d *q, fp8q_memref_2d *xs,
       gemmImpl("fp8q_rt_gemm", q, xs, w, ws, out, kernel, fp8, weightLayout));
 }
 const char *fp8q_last_error(void) { return lastError.c_str(); }
-const char *fp8q_status_name(int32_t s) {
-  switch (s) {
-  case FP8Q_OK:
-    return "FP8Q_OK";
-  case FP8Q_ERR_NULL:
-    return "FP8Q_ERR_NULL";
-  case FP8Q_ERR_ALIGN:
-    return "FP8Q_ERR_ALIGN";
-  case FP8Q_ERR_SHAPE:
-    return "FP8Q_ERR_SHAPE";
-  case FP8Q_ERR_EMPTY:
-    return "FP8Q_ERR_EMPTY";
-  case FP8Q_ERR_ARG:
-    return "FP8Q_ERR_ARG";
-  case FP8Q_ERR_LAYOUT:
-    return "FP8Q_ERR_LAYOUT";
-  case FP8Q_ERR_CONTRACT:
-    return "FP8Q_ERR_CONTRACT";
-  case kErrDevice:
-    return "FP8Q_ERR_DEVICE";
-  default:
-    return "unknown fp8q status";
-  }
-}
+const char *fp8q_status_name(int32_t s) { return fp8q::rt::statusName(s); }
 
 } // extern "C"

@@ -76,6 +76,14 @@ typedef enum fp8q_status {
   FP8Q_ERR_DEVICE = 8,   /* no usable device (GPU runtimes only) */
 } fp8q_status;
 
+/// The most bytes one descriptor may span, from its data pointer to the end
+/// of the last element it addresses: (offset + sum((size - 1) * stride) + 1)
+/// * element size. 2^48 is more than any machine maps; every offset, size
+/// and stride must lie in [0, 2^48] too. Larger or overflowing values are
+/// rejected (FP8Q_ERR_SHAPE / FP8Q_ERR_LAYOUT) before any memory access,
+/// so the runtimes' index arithmetic cannot overflow.
+#define FP8Q_MAX_SPAN_BYTES ((int64_t)1 << 48)
+
 /// Weight layouts (the gemm's `weight_layout` argument).
 typedef enum fp8q_weight_layout {
   FP8Q_WEIGHT_LAYOUT_PLAIN = 0, /* row-major [N, K] through strides */

@@ -1,25 +1,22 @@
 //===- CpuRuntime.h - Internals of the CPU reference runtime ----*- C++ -*-===//
 //
-// Shared helpers of libfp8q_runtime_cpu.so: error reporting, descriptor
-// validation and strided element access. Nothing here is exported.
+// Shared helpers of libfp8q_runtime_cpu.so: error reporting, threads and
+// activation element access (descriptor validation is
+// fp8q/Runtime/fp8q_operand_checks.h, shared with the HIP runtime). Nothing
+// here is exported.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FP8Q_LIB_RUNTIME_CPU_CPURUNTIME_H
 #define FP8Q_LIB_RUNTIME_CPU_CPURUNTIME_H
 
+#include "fp8q/Runtime/fp8q_operand_checks.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 
 #include <cstddef>
 #include <cstdint>
 
 namespace fp8q::rt {
-
-/// Records `status` with a printf-style message for entry point `entry`,
-/// prints "fp8q runtime error: <entry>: <message>" to stderr and returns
-/// `status`.
-int32_t fail(const char *entry, int32_t status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /// Prints a warning (unchecked mode) to stderr.
 void warn(const char *entry, const char *fmt, ...)
@@ -37,54 +34,6 @@ unsigned numThreads();
 
 /// Runs body(task) for task in [0, numTasks) over numThreads() threads.
 void parallelFor(int64_t numTasks, void (*body)(int64_t, void *), void *ctx);
-
-/// A validated rank-2 operand: element (i, j) lives at
-/// base + (i * s0 + j * s1) * eltSize.
-struct View2 {
-  char *base = nullptr;
-  int64_t rows = 0, cols = 0;
-  int64_t s0 = 0, s1 = 0;
-  size_t eltSize = 0;
-
-  template <typename T> T *at(int64_t i, int64_t j) const {
-    return reinterpret_cast<T *>(base + (i * s0 + j * s1) * eltSize);
-  }
-  /// Largest element index (relative to base) the descriptor addresses.
-  int64_t maxIndex() const { return (rows - 1) * s0 + (cols - 1) * s1; }
-};
-
-/// Rank-1 counterpart of View2.
-struct View1 {
-  char *base = nullptr;
-  int64_t size = 0, s0 = 0;
-  size_t eltSize = 0;
-  template <typename T> T *at(int64_t i) const {
-    return reinterpret_cast<T *>(base + i * s0 * eltSize);
-  }
-};
-
-/// How an operand is used: written operands must not overlap themselves.
-enum class Access { Read, Write };
-
-/// Validates descriptor `d` of operand `name`: non-null, aligned to
-/// `eltSize`, non-empty, non-negative offset and strides, sizes equal to
-/// (`rows`, `cols`) where those are >= 0, and for written operands
-/// non-overlapping. Fills `v` and returns FP8Q_OK or the failure status.
-int32_t checkOperand(const char *entry, const char *name,
-                     const fp8q_memref_2d *d, size_t eltSize, int64_t rows,
-                     int64_t cols, Access access, View2 &v);
-int32_t checkOperand(const char *entry, const char *name,
-                     const fp8q_memref_1d *d, size_t eltSize, int64_t size,
-                     View1 &v);
-
-/// Checks that `fp8Type` names an fp8 flavour.
-int32_t checkFp8Type(const char *entry, int32_t fp8Type);
-
-/// True when two views address the same bytes for every element.
-bool sameAddresses(const View2 &a, const View2 &b);
-
-/// True when the byte ranges spanned by two views intersect.
-bool rangesOverlap(const View2 &a, const View2 &b);
 
 /// Activation element types of quantize / rms_norm_quantize.
 enum class ActType { BF16, F16, F32 };

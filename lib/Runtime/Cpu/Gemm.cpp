@@ -121,16 +121,10 @@ int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                  fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
                  int32_t kernel, int32_t fp8Type, int32_t weightLayout) {
   clearError();
-  if (kernel < 0 || kernel >= FP8Q_KERNEL_COUNT)
-    return fail(entry, FP8Q_ERR_ARG, "kernel %d is not an fp8q_kernel (0..%d)",
-                kernel, FP8Q_KERNEL_COUNT - 1);
+  if (int32_t s = checkGemmArgs(entry, kernel, weightLayout))
+    return s;
   if (int32_t s = checkFp8Type(entry, fp8Type))
     return s;
-  if (weightLayout != FP8Q_WEIGHT_LAYOUT_PLAIN &&
-      weightLayout != FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16)
-    return fail(entry, FP8Q_ERR_ARG,
-                "weight_layout %d is not 0 (plain) or 1 (preshuffle_16x16)",
-                weightLayout);
   const fp8q_kernel_contract &contract = fp8q_kernel_contracts[kernel];
   const char *kname = contract.name;
 

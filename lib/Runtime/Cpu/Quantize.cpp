@@ -27,10 +27,8 @@ int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
   if (int32_t s = checkOperand(entry, "x", x, es, -1, -1, Access::Read, xv))
     return s;
   const int64_t M = xv.rows, K = xv.cols;
-  if (groupSize <= 0 || K % groupSize != 0)
-    return fail(entry, FP8Q_ERR_ARG,
-                "group_size %lld must be positive and divide K = %lld",
-                (long long)groupSize, (long long)K);
+  if (int32_t s = checkGroupSize(entry, groupSize, K))
+    return s;
   const int64_t G = K / groupSize;
   if (int32_t s = checkFp8Type(entry, fp8Type))
     return s;

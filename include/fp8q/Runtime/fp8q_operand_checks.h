@@ -1,0 +1,276 @@
+//===- fp8q_operand_checks.h - Runtime argument checks ------*- C++ -*-===//
+//-*-===//
+//
+// The argument checks every fp8q runtime runs before it touches memory,
+// shared by the CPU reference runtime and the HIP runtime so that both
+// accept and reject exactly the same descriptors with the same statuses and
+// messages. Header-only C++17, no MLIR or LLVM: a runtime includes it and
+// defines fp8q::rt::fail (how it records and prints an error).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_RUNTIME_FP8Q_OPERAND_CHECKS_H
+#define FP8Q_RUNTIME_FP8Q_OPERAND_CHECKS_H
+
+#include "fp8q/Runtime/fp8q_runtime.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fp8q::rt {
+
+/// Records `status` with a printf-style message for entry point `entry`,
+/// prints it to stderr and returns `status`. Defined by each runtime.
+int32_t fail(const char *entry, int32_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/// A validated rank-2 operand: element (i, j) lives at
+/// base + (i * s0 + j * s1) * eltSize. Validation guarantees that every
+/// such byte offset fits in FP8Q_MAX_SPAN_BYTES, so the arithmetic cannot
+/// overflow.
+struct View2 {
+  char *base = nullptr;
+  int64_t rows = 0, cols = 0;
+  int64_t s0 = 0, s1 = 0;
+  size_t eltSize = 0;
+
+  template <typename T> T *at(int64_t i, int64_t j) const {
+    return reinterpret_cast<T *>(base + (i * s0 + j * s1) * eltSize);
+  }
+  /// Largest element index (relative to base) the descriptor addresses.
+  int64_t maxIndex() const { return (rows - 1) * s0 + (cols - 1) * s1; }
+  /// Bytes from base to the end of the last addressed element.
+  int64_t spanBytes() const { return (maxIndex() + 1) * int64_t(eltSize); }
+};
+
+/// Rank-1 counterpart of View2.
+struct View1 {
+  char *base = nullptr;
+  int64_t size = 0, s0 = 0;
+  size_t eltSize = 0;
+  template <typename T> T *at(int64_t i) const {
+    return reinterpret_cast<T *>(base + i * s0 * eltSize);
+  }
+};
+
+/// How an operand is used: written operands must not overlap themselves.
+enum class Access { Read, Write };
+
+namespace detail {
+
+/// offset + sum((size_d - 1) * stride_d) + 1 elements, times `eltSize`, or
+/// -1 when it exceeds FP8Q_MAX_SPAN_BYTES (no overflow for any input in
+/// [0, FP8Q_MAX_SPAN_BYTES]).
+inline int64_t spanBytes(int64_t offset, const int64_t *sizes,
+                         const int64_t *strides, int rank, size_t eltSize) {
+  int64_t elements = offset + 1;
+  for (int d = 0; d < rank; ++d) {
+    int64_t step;
+    if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &step) ||
+        __builtin_add_overflow(elements, step, &elements))
+      return -1;
+  }
+  int64_t bytes;
+  if (__builtin_mul_overflow(elements, int64_t(eltSize), &bytes) ||
+      bytes > FP8Q_MAX_SPAN_BYTES)
+    return -1;
+  return bytes;
+}
+
+/// Checks shared by every rank: descriptor and data pointer, alignment,
+/// offset, and every size and stride within [0, FP8Q_MAX_SPAN_BYTES].
+inline int32_t checkCommon(const char *entry, const char *name,
+                           const void *desc, const void *aligned,
+                           int64_t offset, const int64_t *sizes,
+                           const int64_t *strides, int rank, size_t eltSize) {
+  if (!desc)
+    return fail(entry, FP8Q_ERR_NULL, "operand %s: descriptor pointer is null",
+                name);
+  if (!aligned)
+    return fail(entry, FP8Q_ERR_NULL, "operand %s: data pointer is null", name);
+  if (reinterpret_cast<uintptr_t>(aligned) % eltSize != 0)
+    return fail(entry, FP8Q_ERR_ALIGN,
+                "operand %s: data pointer %p is not aligned to its %zu-byte "
+                "elements",
+                name, aligned, eltSize);
+  if (offset < 0 || offset > FP8Q_MAX_SPAN_BYTES)
+    return fail(entry, FP8Q_ERR_LAYOUT, "operand %s: bad offset %lld", name,
+                (long long)offset);
+  for (int d = 0; d < rank; ++d)
+    if (sizes[d] < 0 || sizes[d] > FP8Q_MAX_SPAN_BYTES)
+      return fail(entry, FP8Q_ERR_SHAPE, "operand %s: bad size %lld in dim %d",
+                  name, (long long)sizes[d], d);
+  for (int d = 0; d < rank; ++d)
+    if (strides[d] < 0 || strides[d] > FP8Q_MAX_SPAN_BYTES)
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "operand %s: stride %lld in dim %d must be in [0, 2^48]",
+                  name, (long long)strides[d], d);
+  return FP8Q_OK;
+}
+
+} // namespace detail
+
+/// Validates descriptor `d` of operand `name`: non-null, aligned to
+/// `eltSize`, non-empty, non-negative offset and strides, a byte span
+/// within FP8Q_MAX_SPAN_BYTES, sizes equal to (`rows`, `cols`) where those
+/// are >= 0, and for written operands non-overlapping elements. Fills `v`
+/// and returns FP8Q_OK or the failure status.
+inline int32_t checkOperand(const char *entry, const char *name,
+                            const fp8q_memref_2d *d, size_t eltSize,
+                            int64_t rows, int64_t cols, Access access,
+                            View2 &v) {
+  if (int32_t s = detail::checkCommon(entry, name, d, d ? d->aligned : nullptr,
+                                      d ? d->offset : 0, d ? d->sizes : nullptr,
+                                      d ? d->strides : nullptr, 2, eltSize))
+    return s;
+  const int64_t r = d->sizes[0], c = d->sizes[1];
+  const int64_t s0 = d->strides[0], s1 = d->strides[1];
+  if ((rows >= 0 && r != rows) || (cols >= 0 && c != cols))
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "operand %s has sizes [%lld, %lld], expected [%lld, %lld]",
+                name, (long long)r, (long long)c,
+                (long long)(rows >= 0 ? rows : r),
+                (long long)(cols >= 0 ? cols : c));
+  if (r == 0 || c == 0)
+    return fail(entry, FP8Q_ERR_EMPTY,
+                "operand %s is empty (sizes [%lld, %lld]); M == 0 and empty "
+                "extents are not supported",
+                name, (long long)r, (long long)c);
+  if (detail::spanBytes(d->offset, d->sizes, d->strides, 2, eltSize) < 0)
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand %s: offset %lld, sizes [%lld, %lld] and strides "
+                "(%lld, %lld) span more than 2^48 bytes",
+                name, (long long)d->offset, (long long)r, (long long)c,
+                (long long)s0, (long long)s1);
+  if (access == Access::Write) {
+    // Sufficient condition for distinct addresses: one dimension is nested
+    // inside the other. Extents of 1 impose nothing.
+    bool ok;
+    if (r == 1 && c == 1)
+      ok = true;
+    else if (r == 1)
+      ok = s1 >= 1;
+    else if (c == 1)
+      ok = s0 >= 1;
+    else
+      ok = (s1 >= 1 && s0 >= s1 * c) || (s0 >= 1 && s1 >= s0 * r);
+    if (!ok)
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "output operand %s: strides (%lld, %lld) make elements of "
+                  "sizes [%lld, %lld] overlap",
+                  name, (long long)s0, (long long)s1, (long long)r,
+                  (long long)c);
+  }
+  v.base = static_cast<char *>(d->aligned) + d->offset * int64_t(eltSize);
+  v.rows = r;
+  v.cols = c;
+  v.s0 = s0;
+  v.s1 = s1;
+  v.eltSize = eltSize;
+  return FP8Q_OK;
+}
+
+/// Rank-1 counterpart of checkOperand: the size must equal `size`.
+inline int32_t checkOperand(const char *entry, const char *name,
+                            const fp8q_memref_1d *d, size_t eltSize,
+                            int64_t size, View1 &v) {
+  if (int32_t s = detail::checkCommon(entry, name, d, d ? d->aligned : nullptr,
+                                      d ? d->offset : 0, d ? d->sizes : nullptr,
+                                      d ? d->strides : nullptr, 1, eltSize))
+    return s;
+  if (d->sizes[0] != size)
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "operand %s has size [%lld], expected [%lld]", name,
+                (long long)d->sizes[0], (long long)size);
+  if (size == 0)
+    return fail(entry, FP8Q_ERR_EMPTY, "operand %s is empty", name);
+  if (detail::spanBytes(d->offset, d->sizes, d->strides, 1, eltSize) < 0)
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand %s: offset %lld, size [%lld] and stride %lld span "
+                "more than 2^48 bytes",
+                name, (long long)d->offset, (long long)size,
+                (long long)d->strides[0]);
+  v.base = static_cast<char *>(d->aligned) + d->offset * int64_t(eltSize);
+  v.size = size;
+  v.s0 = d->strides[0];
+  v.eltSize = eltSize;
+  return FP8Q_OK;
+}
+
+/// Checks that `fp8Type` names an fp8 flavour.
+inline int32_t checkFp8Type(const char *entry, int32_t fp8Type) {
+  if (fp8Type != FP8Q_F8E4M3FN && fp8Type != FP8Q_F8E4M3FNUZ)
+    return fail(entry, FP8Q_ERR_ARG,
+                "fp8_type %d is not an fp8q_fp8_type (0 = f8E4M3FN, "
+                "1 = f8E4M3FNUZ)",
+                fp8Type);
+  return FP8Q_OK;
+}
+
+/// Checks a quantization group size against K: positive and dividing K.
+inline int32_t checkGroupSize(const char *entry, int64_t groupSize, int64_t k) {
+  if (groupSize <= 0 || k % groupSize != 0)
+    return fail(entry, FP8Q_ERR_ARG,
+                "group_size %lld must be positive and divide K = %lld",
+                (long long)groupSize, (long long)k);
+  return FP8Q_OK;
+}
+
+/// Checks a kernel id (fp8q_kernel) and a weight layout
+/// (fp8q_weight_layout) of the GEMM.
+inline int32_t checkGemmArgs(const char *entry, int32_t kernel,
+                             int32_t weightLayout) {
+  if (kernel < 0 || kernel >= FP8Q_KERNEL_COUNT)
+    return fail(entry, FP8Q_ERR_ARG, "kernel %d is not an fp8q_kernel (0..%d)",
+                kernel, FP8Q_KERNEL_COUNT - 1);
+  if (weightLayout != FP8Q_WEIGHT_LAYOUT_PLAIN &&
+      weightLayout != FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16)
+    return fail(entry, FP8Q_ERR_ARG,
+                "weight_layout %d is not 0 (plain) or 1 (preshuffle_16x16)",
+                weightLayout);
+  return FP8Q_OK;
+}
+
+/// The short name of a status code (fp8q_status_name of every runtime).
+inline const char *statusName(int32_t status) {
+  switch (status) {
+  case FP8Q_OK:
+    return "ok";
+  case FP8Q_ERR_NULL:
+    return "null pointer";
+  case FP8Q_ERR_ALIGN:
+    return "misaligned pointer";
+  case FP8Q_ERR_SHAPE:
+    return "size mismatch";
+  case FP8Q_ERR_EMPTY:
+    return "empty operand";
+  case FP8Q_ERR_ARG:
+    return "bad argument";
+  case FP8Q_ERR_LAYOUT:
+    return "bad layout";
+  case FP8Q_ERR_CONTRACT:
+    return "kernel contract violated";
+  case FP8Q_ERR_DEVICE:
+    return "no usable device";
+  }
+  return "unknown status";
+}
+
+/// True when two views address the same bytes for every element.
+inline bool sameAddresses(const View2 &a, const View2 &b) {
+  if (a.base != b.base || a.rows != b.rows || a.cols != b.cols ||
+      a.eltSize != b.eltSize)
+    return false;
+  return (a.rows == 1 || a.s0 == b.s0) && (a.cols == 1 || a.s1 == b.s1);
+}
+
+/// True when the byte ranges spanned by two views intersect.
+inline bool rangesOverlap(const View2 &a, const View2 &b) {
+  const char *aEnd = a.base + a.spanBytes();
+  const char *bEnd = b.base + b.spanBytes();
+  return a.base < bEnd && b.base < aEnd;
+}
+
+} // namespace fp8q::rt
+
+#endif // FP8Q_RUNTIME_FP8Q_OPERAND_CHECKS_H
