@@ -72,22 +72,26 @@ int32_t fp8q::rt::fail(const char *entry, int32_t status, const char *fmt,
   return status;
 }
 
+void fp8q::rt::warn(const char *entry, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "fp8q runtime warning (hip): %s: %s\n", entry, msg);
+}
+
 namespace fp8q::hiprt {
 namespace {
-
-bool uncheckedMode() {
-  const char *v = getenv("FP8Q_RT_UNCHECKED");
-  return v && strcmp(v, "1") == 0;
-}
 
 /// A validated rank-2 operand (fp8q/Runtime/fp8q_operand_checks.h).
 using Op = fp8q::rt::View2;
 using fp8q::rt::Access;
 using fp8q::rt::checkFp8Type;
-using fp8q::rt::checkGemmArgs;
 using fp8q::rt::checkGroupSize;
 using fp8q::rt::checkOperand;
 using fp8q::rt::fail;
+using fp8q::rt::uncheckedMode;
 
 /// Operands the HIP kernels read as dense rows: unit column stride and
 /// rows aligned to `align` bytes.
@@ -421,83 +425,26 @@ int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                  fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
                  int32_t kernel, int32_t fp8, int32_t weightLayout) {
   lastError.clear();
-  if (int32_t s = checkGemmArgs(entry, kernel, weightLayout))
+  // Arguments, contract and memory safety (shared with the CPU runtime).
+  fp8q::rt::GemmPlan plan;
+  if (int32_t s = fp8q::rt::checkGemm(entry, q, xs, w, ws, out, kernel, fp8,
+                                      weightLayout, uncheckedMode(), plan))
     return s;
-  if (int32_t s = checkFp8Type(entry, fp8))
-    return s;
-  const fp8q_kernel_contract &c = fp8q_kernel_contracts[kernel];
-  Op qo, xo, wo, wso, oo;
-  if (int32_t s = checkOperand(entry, "q", q, 1, -1, -1, Access::Read, qo))
-    return s;
-  const int64_t M = qo.rows, K = qo.cols;
-  if (int32_t s =
-          checkOperand(entry, "x_scale", xs, 4, M, -1, Access::Read, xo))
-    return s;
-  const int64_t G = xo.cols;
+  const Op &qo = plan.q, &xo = plan.xScale, &wo = plan.w, &wso = plan.wScale,
+           &oo = plan.out;
+  const int64_t M = plan.M, N = plan.N, K = plan.K, G = plan.G;
+  const int64_t xs0 = plan.xs0, xs1 = plan.xs1;
+  const bool shuf = plan.preshuffled;
+  // What the HIP kernels add: 1x128 groups and dense, aligned rows.
   if (K != G * kGroup)
     return fail(entry, FP8Q_ERR_ARG,
                 "the HIP GEMM kernels take 1x128 groups: K = %lld but x_scale "
                 "has %lld groups",
                 (long long)K, (long long)G);
-  if (int32_t s = checkOperand(entry, "w", w, 1, -1, K, Access::Read, wo))
-    return s;
-  const int64_t N = wo.rows, NB = (N + 127) / 128;
-  if (int32_t s =
-          checkOperand(entry, "w_scale", ws, 4, NB, G, Access::Read, wso))
-    return s;
-  if (int32_t s = checkOperand(entry, "out", out, 2, M, N, Access::Write, oo))
-    return s;
   if (int32_t s = checkRows(entry, "q", qo, 16))
     return s;
   if (int32_t s = checkRows(entry, "out", oo, 2))
     return s;
-
-  const bool unchecked = uncheckedMode();
-  auto violation = [&](const char *msg) -> int32_t {
-    if (!unchecked)
-      return fail(entry, FP8Q_ERR_CONTRACT, "%s", msg);
-    fprintf(stderr,
-            "fp8q runtime warning (hip): %s: %s (FP8Q_RT_UNCHECKED=1)\n", entry,
-            msg);
-    return FP8Q_OK;
-  };
-  char msg[256];
-  // The activation scale strides the kernel reads, from the contract.
-  int64_t xs0 = xo.s0, xs1 = xo.s1;
-  if (c.x_scale != FP8Q_SCALE_ANY) {
-    int64_t ld = (M + c.x_scale_align - 1) / c.x_scale_align * c.x_scale_align;
-    xs0 = c.x_scale == FP8Q_SCALE_ROW_MAJOR ? G : 1;
-    xs1 = c.x_scale == FP8Q_SCALE_ROW_MAJOR ? 1 : ld;
-    if (!fp8q_scale_strides_ok(fp8q_kernel(kernel), M, G, xo.s0, xo.s1)) {
-      snprintf(msg, sizeof(msg),
-               "operand x_scale of kernel %s must have strides (%lld, %lld) "
-               "but has (%lld, %lld) [M=%lld, G=%lld]",
-               c.name, (long long)xs0, (long long)xs1, (long long)xo.s0,
-               (long long)xo.s1, (long long)M, (long long)G);
-      if (int32_t s = violation(msg))
-        return s;
-    }
-  }
-  bool shuf = weightLayout == FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16;
-  if ((c.weight == FP8Q_WEIGHT_PRESHUFFLE_16X16) != shuf &&
-      c.weight != FP8Q_WEIGHT_ANY) {
-    snprintf(msg, sizeof(msg), "operand w of kernel %s must be %s", c.name,
-             shuf ? "plain [N, K] but is preshuffle_16x16"
-                  : "preshuffle_16x16 but is plain");
-    if (int32_t s = violation(msg))
-      return s;
-    shuf = !shuf;
-  }
-  if (c.fp8 == FP8Q_FP8_E4M3FN && fp8 != FP8Q_F8E4M3FN) {
-    snprintf(msg, sizeof(msg), "kernel %s reads f8E4M3FN, got fp8_type %d",
-             c.name, fp8);
-    if (int32_t s = violation(msg))
-      return s;
-  }
-  if (shuf && (N % 16 || K % 32))
-    return fail(entry, FP8Q_ERR_SHAPE,
-                "a preshuffle_16x16 weight needs N %% 16 == 0 (N = %lld)",
-                (long long)N);
   if (!shuf)
     if (int32_t s = checkRows(entry, "w", wo, 16))
       return s;
@@ -531,11 +478,11 @@ int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
              wso.s0,
              wso.s1,
              oo.s0};
-  int32_t fp8Arg = fp8;
+  int32_t fp8Arg = plan.readType;
   Dim3 grid, block;
   block.x = 256;
   // The MFMA kernels when the device's matrix unit reads this fp8 flavour.
-  if (info.hasMfma && info.mfmaFp8 == fp8 && N % 16 == 0) {
+  if (info.hasMfma && info.mfmaFp8 == plan.readType && N % 16 == 0) {
     void *args[] = {&a};
     grid.x = (unsigned)gemmBlocksN(N);
     grid.y = (unsigned)gemmBlocksM(M);

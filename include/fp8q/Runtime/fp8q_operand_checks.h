@@ -16,6 +16,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace fp8q::rt {
 
@@ -23,6 +26,17 @@ namespace fp8q::rt {
 /// prints it to stderr and returns `status`. Defined by each runtime.
 int32_t fail(const char *entry, int32_t status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/// Prints a warning for entry point `entry` (contract violations let
+/// through by FP8Q_RT_UNCHECKED=1). Defined by each runtime.
+void warn(const char *entry, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/// True when FP8Q_RT_UNCHECKED=1: contract violations only warn.
+inline bool uncheckedMode() {
+  const char *v = getenv("FP8Q_RT_UNCHECKED");
+  return v && strcmp(v, "1") == 0;
+}
 
 /// A validated rank-2 operand: element (i, j) lives at
 /// base + (i * s0 + j * s1) * eltSize. Validation guarantees that every
@@ -228,6 +242,165 @@ inline int32_t checkGemmArgs(const char *entry, int32_t kernel,
     return fail(entry, FP8Q_ERR_ARG,
                 "weight_layout %d is not 0 (plain) or 1 (preshuffle_16x16)",
                 weightLayout);
+  return FP8Q_OK;
+}
+
+/// What a GEMM call reads, once checkGemm accepted its arguments.
+struct GemmPlan {
+  View2 q, xScale, w, wScale, out;
+  int64_t M = 0, N = 0, K = 0, G = 0, NB = 0;
+  /// The x_scale strides the kernel reads: the contract's fixed order, or
+  /// the descriptor's for kernels that honour strides.
+  int64_t xs0 = 0, xs1 = 0;
+  /// The weight is read as SPEC's dense preshuffle_16x16 permutation.
+  bool preshuffled = false;
+  /// The fp8 flavour the kernel decodes.
+  int32_t readType = FP8Q_F8E4M3FN;
+};
+
+/// The contract requirement on x_scale as text ("col_major (strides (1,
+/// 64))") for messages.
+inline void describeScaleReq(const fp8q_kernel_contract &c, int64_t M,
+                             int64_t G, char *buf, size_t size) {
+  if (c.x_scale == FP8Q_SCALE_ROW_MAJOR) {
+    snprintf(buf, size, "row_major (strides (%lld, 1))", (long long)G);
+    return;
+  }
+  int64_t ld = (M + c.x_scale_align - 1) / c.x_scale_align * c.x_scale_align;
+  if (c.x_scale_align > 1)
+    snprintf(buf, size, "col_major align %lld (strides (1, %lld))",
+             (long long)c.x_scale_align, (long long)ld);
+  else
+    snprintf(buf, size, "col_major (strides (1, %lld))", (long long)ld);
+}
+
+/// Validates the arguments of fp8q_gemm: scalar arguments, every operand
+/// descriptor and their shapes, then the kernel contract (x_scale strides,
+/// weight layout, fp8 flavour; with `unchecked` a violation only warns and
+/// the kernel reads as it always does), then memory safety, never skipped:
+/// what the kernel reads must lie inside what the descriptors address.
+/// Fills `plan` and returns FP8Q_OK or the failure status.
+inline int32_t checkGemm(const char *entry, const fp8q_memref_2d *q,
+                         const fp8q_memref_2d *xs, const fp8q_memref_2d *w,
+                         const fp8q_memref_2d *ws, const fp8q_memref_2d *out,
+                         int32_t kernel, int32_t fp8Type, int32_t weightLayout,
+                         bool unchecked, GemmPlan &plan) {
+  if (int32_t s = checkGemmArgs(entry, kernel, weightLayout))
+    return s;
+  if (int32_t s = checkFp8Type(entry, fp8Type))
+    return s;
+  const fp8q_kernel_contract &contract = fp8q_kernel_contracts[kernel];
+  const char *kname = contract.name;
+  GemmPlan &p = plan;
+  if (int32_t s = checkOperand(entry, "q", q, 1, -1, -1, Access::Read, p.q))
+    return s;
+  p.M = p.q.rows;
+  p.K = p.q.cols;
+  if (int32_t s = checkOperand(entry, "x_scale", xs, 4, p.M, -1, Access::Read,
+                               p.xScale))
+    return s;
+  p.G = p.xScale.cols;
+  if (p.K % p.G != 0)
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "x_scale has %lld groups, which does not divide K = %lld",
+                (long long)p.G, (long long)p.K);
+  if (int32_t s = checkOperand(entry, "w", w, 1, -1, p.K, Access::Read, p.w))
+    return s;
+  p.N = p.w.rows;
+  p.NB = (p.N + 127) / 128;
+  if (int32_t s = checkOperand(entry, "w_scale", ws, 4, p.NB, p.G, Access::Read,
+                               p.wScale))
+    return s;
+  if (int32_t s =
+          checkOperand(entry, "out", out, 2, p.M, p.N, Access::Write, p.out))
+    return s;
+
+  char msg[384];
+  auto violation = [&]() -> int32_t {
+    if (!unchecked)
+      return fail(entry, FP8Q_ERR_CONTRACT, "%s", msg);
+    warn(entry, "%s (FP8Q_RT_UNCHECKED=1: reading it anyway)", msg);
+    return FP8Q_OK;
+  };
+  const int64_t M = p.M, N = p.N, K = p.K, G = p.G;
+  const View2 &xv = p.xScale, &wv = p.w;
+  if (!fp8q_scale_strides_ok(fp8q_kernel(kernel), M, G, xv.s0, xv.s1)) {
+    char req[96];
+    describeScaleReq(contract, M, G, req, sizeof(req));
+    snprintf(msg, sizeof(msg),
+             "operand x_scale of kernel %s must be %s but has strides (%lld, "
+             "%lld) [M=%lld, G=%lld]",
+             kname, req, (long long)xv.s0, (long long)xv.s1, (long long)M,
+             (long long)G);
+    if (int32_t s = violation())
+      return s;
+  }
+  p.preshuffled = weightLayout == FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16;
+  if (contract.weight == FP8Q_WEIGHT_PRESHUFFLE_16X16 && !p.preshuffled) {
+    snprintf(msg, sizeof(msg),
+             "operand w of kernel %s must be preshuffle_16x16 but is plain",
+             kname);
+    if (int32_t s = violation())
+      return s;
+    p.preshuffled = true;
+  } else if (contract.weight == FP8Q_WEIGHT_PLAIN && p.preshuffled) {
+    snprintf(msg, sizeof(msg),
+             "operand w of kernel %s must be plain [N, K] but is "
+             "preshuffle_16x16",
+             kname);
+    if (int32_t s = violation())
+      return s;
+    p.preshuffled = false;
+  }
+  if (p.preshuffled && ((N > 1 && wv.s0 != K) || wv.s1 != 1)) {
+    snprintf(msg, sizeof(msg),
+             "operand w of kernel %s: a preshuffle_16x16 weight must be dense "
+             "(strides (%lld, 1)) but has strides (%lld, %lld)",
+             kname, (long long)K, (long long)wv.s0, (long long)wv.s1);
+    if (int32_t s = violation())
+      return s;
+  }
+  p.readType = fp8Type;
+  if (contract.fp8 == FP8Q_FP8_E4M3FN && fp8Type != FP8Q_F8E4M3FN) {
+    snprintf(msg, sizeof(msg),
+             "kernel %s reads f8E4M3FN but fp8_type is f8E4M3FNUZ", kname);
+    if (int32_t s = violation())
+      return s;
+    p.readType = FP8Q_F8E4M3FN;
+  }
+
+  // Memory safety, never skipped.
+  if (p.preshuffled) {
+    if (N % 16 != 0 || K % 32 != 0)
+      return fail(entry, FP8Q_ERR_SHAPE,
+                  "a preshuffle_16x16 weight needs N %% 16 == 0 and "
+                  "K %% 32 == 0, got [%lld, %lld]",
+                  (long long)N, (long long)K);
+    if (__int128(wv.maxIndex()) + 1 < __int128(N) * K)
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "kernel %s reads %lld preshuffled weight bytes but operand "
+                  "w addresses only %lld",
+                  kname, (long long)(N * K), (long long)(wv.maxIndex() + 1));
+  }
+  p.xs0 = xv.s0;
+  p.xs1 = xv.s1;
+  if (contract.x_scale == FP8Q_SCALE_ROW_MAJOR) {
+    p.xs0 = G;
+    p.xs1 = 1;
+  } else if (contract.x_scale != FP8Q_SCALE_ANY) {
+    p.xs0 = 1;
+    p.xs1 = (M + contract.x_scale_align - 1) / contract.x_scale_align *
+            contract.x_scale_align;
+  }
+  // 128-bit: broadcast (stride 0) inputs bound no size by their span.
+  const __int128 kernelMax = __int128(M - 1) * p.xs0 + __int128(G - 1) * p.xs1;
+  if (kernelMax > xv.maxIndex())
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "kernel %s reads x_scale elements up to index %lld but the "
+                "descriptor (strides (%lld, %lld)) addresses only up to %lld",
+                kname,
+                (long long)(kernelMax > INT64_MAX ? INT64_MAX : kernelMax),
+                (long long)xv.s0, (long long)xv.s1, (long long)xv.maxIndex());
   return FP8Q_OK;
 }
 

@@ -47,11 +47,6 @@ void warn(const char *entry, const char *fmt, ...) {
 
 void clearError() { lastError[0] = '\0'; }
 
-bool uncheckedMode() {
-  const char *v = getenv("FP8Q_RT_UNCHECKED");
-  return v && strcmp(v, "1") == 0;
-}
-
 unsigned numThreads() {
   if (const char *v = getenv("FP8Q_RT_THREADS")) {
     long n = strtol(v, nullptr, 10);

@@ -18,15 +18,8 @@
 
 namespace fp8q::rt {
 
-/// Prints a warning (unchecked mode) to stderr.
-void warn(const char *entry, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 /// Clears the calling thread's last error.
 void clearError();
-
-/// True when FP8Q_RT_UNCHECKED=1: contract violations only warn.
-bool uncheckedMode();
 
 /// Worker threads for data-parallel loops (FP8Q_RT_THREADS, default the
 /// hardware concurrency capped at 8).

@@ -19,6 +19,8 @@
 #include "fp8q/Runtime/fp8q_preshuffle.h"
 
 #include <cstdio>
+#include <memory>
+#include <new>
 #include <vector>
 
 namespace fp8q::rt {
@@ -28,6 +30,9 @@ namespace {
 /// Output columns per task; a multiple of 16 dividing 128, so one task
 /// stays inside one weight-scale block.
 constexpr int64_t kTileN = 64;
+
+/// Largest K (a tile's weight scratch is K x kTileN floats, 256 MiB here).
+constexpr int64_t kMaxK = int64_t(1) << 20;
 
 struct GemmCtx {
   int64_t M, N, K, G, group;
@@ -100,166 +105,55 @@ void gemmTile(int64_t tile, void *p) {
   }
 }
 
-/// "col_major (strides (1, 64))" etc. for messages.
-void describeScaleReq(const fp8q_kernel_contract &c, int64_t M, int64_t G,
-                      char *buf, size_t size) {
-  if (c.x_scale == FP8Q_SCALE_ROW_MAJOR) {
-    snprintf(buf, size, "row_major (strides (%lld, 1))", (long long)G);
-    return;
-  }
-  int64_t ld = (M + c.x_scale_align - 1) / c.x_scale_align * c.x_scale_align;
-  if (c.x_scale_align > 1)
-    snprintf(buf, size, "col_major align %lld (strides (1, %lld))",
-             (long long)c.x_scale_align, (long long)ld);
-  else
-    snprintf(buf, size, "col_major (strides (1, %lld))", (long long)ld);
-}
-
 } // namespace
 
 int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                  fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
                  int32_t kernel, int32_t fp8Type, int32_t weightLayout) {
   clearError();
-  if (int32_t s = checkGemmArgs(entry, kernel, weightLayout))
+  // Arguments, contract and memory safety (shared with the HIP runtime).
+  GemmPlan plan;
+  if (int32_t s = checkGemm(entry, q, xs, w, ws, out, kernel, fp8Type,
+                            weightLayout, uncheckedMode(), plan))
     return s;
-  if (int32_t s = checkFp8Type(entry, fp8Type))
-    return s;
-  const fp8q_kernel_contract &contract = fp8q_kernel_contracts[kernel];
-  const char *kname = contract.name;
+  const int64_t M = plan.M, N = plan.N, K = plan.K, G = plan.G, NB = plan.NB;
+  const View2 &qv = plan.q, &xv = plan.xScale, &wsv = plan.wScale;
 
-  View2 qv, xv, wv, wsv, ov;
-  if (int32_t s = checkOperand(entry, "q", q, 1, -1, -1, Access::Read, qv))
-    return s;
-  const int64_t M = qv.rows, K = qv.cols;
-  if (int32_t s =
-          checkOperand(entry, "x_scale", xs, 4, M, -1, Access::Read, xv))
-    return s;
-  const int64_t G = xv.cols;
-  if (K % G != 0)
+  // Broadcast (stride-0) inputs can describe more elements than any memory
+  // holds: bound the per-tile weight scratch (K x kTileN floats per thread,
+  // allocated in gemmTile) and allocate the fp32 copies without aborting.
+  if (K > kMaxK)
     return fail(entry, FP8Q_ERR_SHAPE,
-                "x_scale has %lld groups, which does not divide K = %lld",
-                (long long)G, (long long)K);
-  if (int32_t s = checkOperand(entry, "w", w, 1, -1, K, Access::Read, wv))
-    return s;
-  const int64_t N = wv.rows;
-  const int64_t NB = (N + 127) / 128;
-  if (int32_t s =
-          checkOperand(entry, "w_scale", ws, 4, NB, G, Access::Read, wsv))
-    return s;
-  if (int32_t s = checkOperand(entry, "out", out, 2, M, N, Access::Write, ov))
-    return s;
+                "K = %lld: the CPU reference runtime takes K up to %lld",
+                (long long)K, (long long)kMaxK);
+  std::unique_ptr<float[]> qf(new (std::nothrow) float[M * K]);
+  std::unique_ptr<float[]> xsf(new (std::nothrow) float[M * G]);
+  std::unique_ptr<float[]> wsf(new (std::nothrow) float[NB * G]);
+  if (!qf || !xsf || !wsf)
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "out of memory for the temporaries of M = %lld, N = %lld, "
+                "K = %lld",
+                (long long)M, (long long)N, (long long)K);
 
-  // Contract checks, before anything is read. Unchecked mode turns them
-  // into warnings and reads as the kernel does.
-  const bool unchecked = uncheckedMode();
-  auto violation = [&](const char *fmt, auto... args) -> int32_t {
-    char msg[384];
-    snprintf(msg, sizeof(msg), fmt, args...);
-    if (!unchecked)
-      return fail(entry, FP8Q_ERR_CONTRACT, "%s", msg);
-    warn(entry, "%s (FP8Q_RT_UNCHECKED=1: reading it anyway)", msg);
-    return FP8Q_OK;
-  };
-  if (!fp8q_scale_strides_ok(fp8q_kernel(kernel), M, G, xv.s0, xv.s1)) {
-    char req[96];
-    describeScaleReq(contract, M, G, req, sizeof(req));
-    if (int32_t s = violation("operand x_scale of kernel %s must be %s but "
-                              "has strides (%lld, %lld) [M=%lld, G=%lld]",
-                              kname, req, (long long)xv.s0, (long long)xv.s1,
-                              (long long)M, (long long)G))
-      return s;
-  }
-  bool preshuffled = weightLayout == FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16;
-  if (contract.weight == FP8Q_WEIGHT_PRESHUFFLE_16X16 && !preshuffled) {
-    if (int32_t s = violation("operand w of kernel %s must be "
-                              "preshuffle_16x16 but is plain",
-                              kname))
-      return s;
-    preshuffled = true;
-  } else if (contract.weight == FP8Q_WEIGHT_PLAIN && preshuffled) {
-    if (int32_t s = violation("operand w of kernel %s must be plain [N, K] "
-                              "but is preshuffle_16x16",
-                              kname))
-      return s;
-    preshuffled = false;
-  }
-  if (preshuffled && ((N > 1 && wv.s0 != K) || wv.s1 != 1)) {
-    if (int32_t s =
-            violation("operand w of kernel %s: a preshuffle_16x16 "
-                      "weight must be dense (strides (%lld, 1)) but "
-                      "has strides (%lld, %lld)",
-                      kname, (long long)K, (long long)wv.s0, (long long)wv.s1))
-      return s;
-  }
-  int32_t readType = fp8Type;
-  if (contract.fp8 == FP8Q_FP8_E4M3FN && fp8Type != FP8Q_F8E4M3FN) {
-    if (int32_t s = violation("kernel %s reads f8E4M3FN but fp8_type is "
-                              "f8E4M3FNUZ",
-                              kname))
-      return s;
-    readType = FP8Q_F8E4M3FN;
-  }
-
-  // Memory safety, never skipped: what the kernel reads must lie inside
-  // what the descriptors address.
-  if (preshuffled) {
-    if (N % 16 != 0 || K % 32 != 0)
-      return fail(entry, FP8Q_ERR_SHAPE,
-                  "a preshuffle_16x16 weight needs N %% 16 == 0 and "
-                  "K %% 32 == 0, got [%lld, %lld]",
-                  (long long)N, (long long)K);
-    if (wv.maxIndex() < N * K - 1)
-      return fail(entry, FP8Q_ERR_LAYOUT,
-                  "kernel %s reads %lld preshuffled weight bytes but operand "
-                  "w addresses only %lld",
-                  kname, (long long)(N * K), (long long)(wv.maxIndex() + 1));
-  }
-  int64_t ld = 0;
-  if (contract.x_scale != FP8Q_SCALE_ANY) {
-    int64_t kernelMax;
-    if (contract.x_scale == FP8Q_SCALE_ROW_MAJOR) {
-      kernelMax = M * G - 1;
-    } else {
-      ld = (M + contract.x_scale_align - 1) / contract.x_scale_align *
-           contract.x_scale_align;
-      kernelMax = (G - 1) * ld + M - 1;
-    }
-    if (kernelMax > xv.maxIndex())
-      return fail(entry, FP8Q_ERR_LAYOUT,
-                  "kernel %s reads x_scale elements up to index %lld but the "
-                  "descriptor (strides (%lld, %lld)) addresses only up to "
-                  "%lld",
-                  kname, (long long)kernelMax, (long long)xv.s0,
-                  (long long)xv.s1, (long long)xv.maxIndex());
-  }
-
-  // Decode the operands the way the kernel reads them.
+  // Decode the operands the way the kernel reads them: x_scale through the
+  // strides the kernel reads (fixed by its contract or the descriptor's).
   float lut[256];
   for (int i = 0; i < 256; ++i)
-    lut[i] = fp8q_fp8_decode(uint8_t(i), readType);
-  std::vector<float> qf(M * K), xsf(M * G), wsf(NB * G);
+    lut[i] = fp8q_fp8_decode(uint8_t(i), plan.readType);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k)
       qf[m * K + k] = lut[*qv.at<uint8_t>(m, k)];
   const float *xbase = reinterpret_cast<const float *>(xv.base);
   for (int64_t m = 0; m < M; ++m)
-    for (int64_t g = 0; g < G; ++g) {
-      float v;
-      if (contract.x_scale == FP8Q_SCALE_ROW_MAJOR)
-        v = xbase[m * G + g];
-      else if (contract.x_scale == FP8Q_SCALE_COL_MAJOR)
-        v = xbase[m + g * ld];
-      else
-        v = *xv.at<float>(m, g);
-      xsf[m * G + g] = v;
-    }
+    for (int64_t g = 0; g < G; ++g)
+      xsf[m * G + g] = xbase[m * plan.xs0 + g * plan.xs1];
   for (int64_t b = 0; b < NB; ++b)
     for (int64_t g = 0; g < G; ++g)
       wsf[b * G + g] = *wsv.at<float>(b, g);
 
-  GemmCtx ctx{M,          N,          K,   G,           K / G, qf.data(),
-              xsf.data(), wsf.data(), &wv, preshuffled, lut,   &ov};
+  GemmCtx ctx{M,        N,         K,         G,       K / G,
+              qf.get(), xsf.get(), wsf.get(), &plan.w, plan.preshuffled,
+              lut,      &plan.out};
   parallelFor((N + kTileN - 1) / kTileN, gemmTile, &ctx);
   return FP8Q_OK;
 }
