@@ -57,19 +57,27 @@ TEST(HipRuntime, OperandErrorsComeBeforeTheDevice) {
   EXPECT_NE(e.find("overlap"), std::string::npos) << e;
 }
 
-TEST(HipRuntime, GemmContractIsCheckedBeforeTheDevice) {
-  // ck_bpreshuffle given a row-major scale for M = 4, G = 2.
-  const int64_t M = 4, N = 128, K = 256, G = 2;
-  std::vector<uint8_t> q(M * K), w(N * K);
-  std::vector<float> xs(M * G), ws(G);
-  std::vector<uint16_t> out(M * N);
+/// GEMM operands of M = 4, N = 128, K = 256 (G = 2), row-major.
+struct GemmOperands {
+  static constexpr int64_t M = 4, N = 128, K = 256, G = 2;
+  std::vector<uint8_t> q = std::vector<uint8_t>(M * K),
+                       w = std::vector<uint8_t>(N * K);
+  std::vector<float> xs = std::vector<float>(M * G), ws = std::vector<float>(G);
+  std::vector<uint16_t> out = std::vector<uint16_t>(M * N);
   fp8q_memref_2d qd = memref2d(q.data(), M, K, K, 1);
   fp8q_memref_2d xd = memref2d(xs.data(), M, G, G, 1);
   fp8q_memref_2d wd = memref2d(w.data(), N, K, K, 1);
   fp8q_memref_2d wsd = memref2d(ws.data(), 1, G, G, 1);
   fp8q_memref_2d od = memref2d(out.data(), M, N, N, 1);
-  EXPECT_EQ(fp8q_gemm(&qd, &xd, &wd, &wsd, &od, FP8Q_KERNEL_CK_BPRESHUFFLE,
-                      FP8Q_F8E4M3FN, FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16),
+};
+
+TEST(HipRuntime, GemmContractIsCheckedBeforeTheDevice) {
+  // ck_bpreshuffle given a row-major scale for M = 4, G = 2.
+  GemmOperands o;
+  const int64_t M = o.M, G = o.G;
+  EXPECT_EQ(fp8q_gemm(&o.qd, &o.xd, &o.wd, &o.wsd, &o.od,
+                      FP8Q_KERNEL_CK_BPRESHUFFLE, FP8Q_F8E4M3FN,
+                      FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16),
             FP8Q_ERR_CONTRACT);
   std::string e = fp8q_last_error();
   EXPECT_NE(e.find("x_scale of kernel ck_bpreshuffle must be col_major "
@@ -77,39 +85,36 @@ TEST(HipRuntime, GemmContractIsCheckedBeforeTheDevice) {
             std::string::npos)
       << e;
   // The plain weight is a contract violation too once the scale is right.
-  fp8q_memref_2d xc = memref2d(xs.data(), M, G, 1, M);
-  EXPECT_EQ(fp8q_gemm(&qd, &xc, &wd, &wsd, &od, FP8Q_KERNEL_CK_BPRESHUFFLE,
-                      FP8Q_F8E4M3FN, FP8Q_WEIGHT_LAYOUT_PLAIN),
+  fp8q_memref_2d xc = memref2d(o.xs.data(), M, G, 1, M);
+  EXPECT_EQ(fp8q_gemm(&o.qd, &xc, &o.wd, &o.wsd, &o.od,
+                      FP8Q_KERNEL_CK_BPRESHUFFLE, FP8Q_F8E4M3FN,
+                      FP8Q_WEIGHT_LAYOUT_PLAIN),
             FP8Q_ERR_CONTRACT);
 }
 
 TEST(HipRuntime, UncheckedModeNeverReadsOutsideTheOperands) {
   // Unchecked mode lets contract violations through, but the kernel may
   // read only what the descriptors address (the shared GEMM checks).
-  const int64_t M = 4, N = 128, K = 256, G = 2;
-  std::vector<uint8_t> q(M * K), w(N * K);
-  std::vector<float> xs(M * G), ws(G);
-  std::vector<uint16_t> out(M * N);
-  fp8q_memref_2d qd = memref2d(q.data(), M, K, K, 1);
-  fp8q_memref_2d wd = memref2d(w.data(), N, K, K, 1);
-  fp8q_memref_2d wsd = memref2d(ws.data(), 1, G, G, 1);
-  fp8q_memref_2d od = memref2d(out.data(), M, N, N, 1);
+  GemmOperands o;
+  const int64_t M = o.M, N = o.N, K = o.K, G = o.G;
   setenv("FP8Q_RT_UNCHECKED", "1", 1);
   // ck_bpreshuffle reads x_scale column-major with ld = M: a broadcast row
   // (strides (0, 1)) addresses only G values.
-  fp8q_memref_2d xb = memref2d(xs.data(), M, G, 0, 1);
-  EXPECT_EQ(fp8q_gemm(&qd, &xb, &wd, &wsd, &od, FP8Q_KERNEL_CK_BPRESHUFFLE,
-                      FP8Q_F8E4M3FN, FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16),
+  fp8q_memref_2d xb = memref2d(o.xs.data(), M, G, 0, 1);
+  EXPECT_EQ(fp8q_gemm(&o.qd, &xb, &o.wd, &o.wsd, &o.od,
+                      FP8Q_KERNEL_CK_BPRESHUFFLE, FP8Q_F8E4M3FN,
+                      FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16),
             FP8Q_ERR_LAYOUT);
   std::string e = fp8q_last_error();
   EXPECT_NE(e.find("reads x_scale elements up to index 7"), std::string::npos)
       << e;
   // A preshuffled weight is read as N * K dense bytes: a broadcast weight
   // descriptor addresses only K of them.
-  fp8q_memref_2d xc = memref2d(xs.data(), M, G, 1, M);
-  fp8q_memref_2d wb = memref2d(w.data(), N, K, 0, 1);
-  EXPECT_EQ(fp8q_gemm(&qd, &xc, &wb, &wsd, &od, FP8Q_KERNEL_CK_BPRESHUFFLE,
-                      FP8Q_F8E4M3FN, FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16),
+  fp8q_memref_2d xc = memref2d(o.xs.data(), M, G, 1, M);
+  fp8q_memref_2d wb = memref2d(o.w.data(), N, K, 0, 1);
+  EXPECT_EQ(fp8q_gemm(&o.qd, &xc, &wb, &o.wsd, &o.od,
+                      FP8Q_KERNEL_CK_BPRESHUFFLE, FP8Q_F8E4M3FN,
+                      FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16),
             FP8Q_ERR_LAYOUT);
   e = fp8q_last_error();
   EXPECT_NE(e.find("reads 32768 preshuffled weight bytes but operand w "
