@@ -1,13 +1,15 @@
 //===- encode_exhaustive_h200.cu - Exhaustive check of the sm_90 fp8 path -===//
 //
 // The quantize kernel's E4M3FN fast path on sm_89+ (QuantizeCommon.h:
-// quotient + cvt.rn.satfinite.e4m3x2.f32) must give the bytes of the
-// software path, fp8q_quantize_value(x, scale) = fp8q_fp8_encode(x / scale).
-// Checked here exhaustively on the GPU:
+// fma-corrected quotient + cvt.rn.satfinite.e4m3x2.f32) must give the bytes
+// of the software path, fp8q_quantize_value(x, scale) =
+// fp8q_fp8_encode(x / scale). Checked here exhaustively on the GPU:
 //   1. the conversion alone against fp8q_fp8_encode for all 2^32 fp32 bits;
-//   2. the whole path for every pair (x, amax) of bf16 values and of f16
-//      values, scale = fp8q_quant_scale(amax), rcp = 1 / scale as in the
-//      kernel (all 2^32 pairs per type, NaN and infinities included).
+//   2. the whole path, storeQ8<true> (fp32 values) and encode8Raw (the 1x128
+//      kernel, 16-bit words), for every pair (x, amax) of bf16 values and of
+//      f16 values, scale = fp8q_quant_scale(amax), rcp = 1 / scale as in the
+//      kernel (all 2^32 pairs per type, NaN and infinities included), against
+//      the bytes of the CPU runtime on x86 (NaN quotients: see checkPath).
 // Usage (repository root, sm_89+ GPU):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ikernels/include \
 //     bench/encode_exhaustive_h200.cu -o ex && ./ex
@@ -48,19 +50,41 @@ template <bool Bf16> __device__ inline float half16(uint32_t h) {
   return Bf16 ? fp8q_bf16_to_f32((uint16_t)h) : fp8q_f16_to_f32((uint16_t)h);
 }
 
-/// Block b: amax code b; each thread walks 256 x codes.
-template <bool Bf16> __global__ void checkPath(Counts *c) {
+/// Block b: amax code b; each thread walks 256 x codes. Raw: the 1x128
+/// kernel's encode8Raw on the 16-bit words, with `hw` as the kernel sets it
+/// (no NaN element, finite scale); else storeQ8<true> on fp32 values.
+template <bool Bf16, bool Raw> __global__ void checkPath(Counts *c) {
   const float amax = fp8q_absf(half16<Bf16>(blockIdx.x));
   const float scale = groupScale(amax, Fp8::E4M3FN);
   const float rcp = 1.0f / scale;
   for (uint32_t i = 0; i < 256; ++i) {
     const uint32_t xc = threadIdx.x * 256u + i;
     const float x = half16<Bf16>(xc);
-    float v[8] = {x, x, x, x, x, x, x, x};
     uint8_t hw[8];
-    storeQ8<true>(hw, v, scale, rcp, Fp8::E4M3FN);
-    const uint8_t sw = quantizeValue(x, scale, Fp8::E4M3FN);
-    if (hw[0] != sw || hw[5] != sw) {
+    if constexpr (Raw) {
+      const uint32_t w[4] = {xc | xc << 16, xc | xc << 16, xc | xc << 16,
+                             xc | xc << 16};
+      const bool use = !(x != x) && scale <= 3.40282347e38f;
+      Bytes8 b =
+          Bf16 ? encode8Raw<::fp8q::kern::Bf16>(w, scale, rcp, Fp8::E4M3FN, use)
+               : encode8Raw<F16>(w, scale, rcp, Fp8::E4M3FN, use);
+      memcpy(hw, &b, 8);
+    } else {
+      float v[8] = {x, x, x, x, x, x, x, x};
+      storeQ8<true>(hw, v, scale, rcp, Fp8::E4M3FN);
+    }
+    // The CPU runtime's bytes: fp8q_quantize_value, except that its NaN
+    // quotients are those of the x86 CPU, not of the GPU's division (+NaN):
+    // a NaN x keeps its sign, inf / inf is the negative default NaN.
+    uint8_t sw = quantizeValue(x, scale, Fp8::E4M3FN);
+    if (x != x)
+      sw = (uint8_t)(((fp8q_f32_bits(x) >> 24) & 0x80u) | 0x7fu);
+    else if (fp8q_absf(x) > 3.40282347e38f && !(scale <= 3.40282347e38f))
+      sw = 0xff;
+    bool same = true;
+    for (int k = 0; k < 8; ++k)
+      same &= hw[k] == sw;
+    if (!same) {
       const bool inGroup = fp8q_absf(x) <= amax; // what a real group holds
       atomicAdd(inGroup ? &c->badInGroup : &c->bad, 1ull);
       if (inGroup && atomicAdd(&c->xHist[xc], 1u) == 0)
@@ -84,19 +108,25 @@ int main() {
   for (unsigned k = 0; k < 4 && k < c->bad; ++k)
     printf("  first differing: 0x%08x\n", c->first[k]);
   int fails = c->bad != 0;
-  for (int t = 0; t < 2; ++t) {
+  for (int t = 0; t < 4; ++t) {
     memset(c, 0, sizeof(Counts));
     if (t == 0)
-      checkPath<true><<<65536, 256>>>(c);
+      checkPath<true, false><<<65536, 256>>>(c);
+    else if (t == 1)
+      checkPath<false, false><<<65536, 256>>>(c);
+    else if (t == 2)
+      checkPath<true, true><<<65536, 256>>>(c);
     else
-      checkPath<false><<<65536, 256>>>(c);
+      checkPath<false, true><<<65536, 256>>>(c);
     cudaError_t e = cudaDeviceSynchronize();
-    printf("EXHAUSTIVE path %s: all 2^32 (x, amax) pairs, quotient + cvt vs "
+    printf("EXHAUSTIVE path %s %s: all 2^32 (x, amax) pairs vs "
            "fp8q_quantize_value: %llu differ with |x| <= amax, %llu with "
            "|x| > amax or NaN (%s)\n",
-           t == 0 ? "bf16" : "f16", c->badInGroup, c->bad,
-           cudaGetErrorString(e));
-    fails |= c->badInGroup != 0 || c->bad != 0 || e != cudaSuccess;
+           t % 2 == 0 ? "bf16" : "f16",
+           t < 2 ? "storeQ8 (fp32 values)" : "encode8Raw (16-bit words)",
+           c->badInGroup, c->bad, cudaGetErrorString(e));
+    // encode8Raw is only ever given groups (|x| <= amax, amax not NaN).
+    fails |= c->badInGroup != 0 || (t < 2 && c->bad != 0) || e != cudaSuccess;
   }
   printf("EXHAUSTIVE %s\n", fails ? "FAILED" : "passed");
   return fails;

@@ -10,6 +10,9 @@
 //  2. Bandwidth and latency, all in this one process with CUDA events:
 //     materialize and quantize against a device-to-device copy of the same
 //     bytes and an empty kernel launch, at decode and prefill sizes.
+// Arguments: <libfp8q_runtime_cpu.so> [--no-bench | --bench-only | --quant
+// (the quantize and rms_norm_quantize checks and rows only) |
+// --quant-bench (their rows only)].
 //
 //===----------------------------------------------------------------------===//
 
@@ -169,15 +172,68 @@ Layout layoutOf(int which, int64_t M, int64_t G) {
 // ---------------------------------------------------------------------------
 // Correctness
 // ---------------------------------------------------------------------------
-void checkQuantize(int64_t M, int64_t K, int layout, int fp8, bool staged) {
-  const int64_t G = K / 128;
+/// Puts special values into x (row-major [M, K], groups of `group`): NaN,
+/// infinities, -0, all-zero and all-(-0) groups, bf16 subnormals, values
+/// near the bf16 maximum, and a NaN as the largest |x| of a group.
+void addSpecials(std::vector<uint16_t> &x, int64_t M, int64_t K,
+                 int64_t group) {
+  const int64_t G = K / group;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t g = 0; g < G; ++g) {
+      uint16_t *p = x.data() + m * K + g * group;
+      switch ((m * G + g) % 11) {
+      case 0: // one NaN (either sign)
+        p[(m + g) % group] = (m & 1) ? 0xffc1 : 0x7fc0;
+        break;
+      case 1: // +inf: scale inf, every byte through the software path
+        p[(3 * m + g) % group] = 0x7f80;
+        break;
+      case 2: // -inf and a NaN
+        p[g % group] = 0xff80;
+        p[(g + 5) % group] = 0x7f81;
+        break;
+      case 3: // all zeros
+        for (int64_t i = 0; i < group; ++i)
+          p[i] = 0;
+        break;
+      case 4: // all -0
+        for (int64_t i = 0; i < group; ++i)
+          p[i] = 0x8000;
+        break;
+      case 5: // -0 among ordinary values
+        for (int64_t i = 0; i < group; i += 3)
+          p[i] = 0x8000;
+        break;
+      case 6: // bf16 subnormals only (amax < 1e-10: the scale floor)
+        for (int64_t i = 0; i < group; ++i)
+          p[i] = (uint16_t)((i & 1 ? 0x8000 : 0) | (1 + (i * 7) % 127));
+        break;
+      case 7: // near the bf16 maximum
+        for (int64_t i = 0; i < group; ++i)
+          p[i] = (uint16_t)((i & 1 ? 0xff00 : 0x7f00) | (i * 5) % 128);
+        break;
+      case 8: // NaNs only
+        for (int64_t i = 0; i < group; ++i)
+          p[i] = (uint16_t)(0x7fc0 | (i & 1) << 15);
+        break;
+      default:
+        break;
+      }
+    }
+}
+
+void checkQuantize(int64_t M, int64_t K, int layout, int fp8, bool staged,
+                   int64_t group = 128, bool specials = false) {
+  const int64_t G = K / group;
   Layout L = layoutOf(layout, M, G);
   std::vector<uint16_t> x = randomBf16(M * K, 2.0f);
+  if (specials)
+    addSpecials(x, M, K, group);
   std::vector<uint8_t> qc(M * K);
   std::vector<float> sc(L.elems, -1.0f);
   fp8q_memref_2d xd = md(x.data(), M, K, K, 1), qd = md(qc.data(), M, K, K, 1),
                  sd = md(sc.data(), M, G, L.s0, L.s1);
-  if (cpu.quantBf16(&xd, &qd, &sd, 128, fp8)) {
+  if (cpu.quantBf16(&xd, &qd, &sd, group, fp8)) {
     report(false, "cpu quantize: %s", cpu.lastError());
     return;
   }
@@ -188,14 +244,14 @@ void checkQuantize(int64_t M, int64_t K, int layout, int fp8, bool staged) {
     qg.assign(M * K, 0);
     fp8q_memref_2d q2 = md(qg.data(), M, K, K, 1),
                    s2 = md(sg.data(), M, G, L.s0, L.s1);
-    st = fp8q_quantize_bf16(&xd, &q2, &s2, 128, fp8);
+    st = fp8q_quantize_bf16(&xd, &q2, &s2, group, fp8);
   } else {
     Dev<uint16_t> dx(x);
     Dev<uint8_t> dq(M * K);
     Dev<float> ds(sg);
     fp8q_memref_2d x2 = md(dx.p, M, K, K, 1), q2 = md(dq.p, M, K, K, 1),
                    s2 = md(ds.p, M, G, L.s0, L.s1);
-    st = fp8q_quantize_bf16(&x2, &q2, &s2, 128, fp8);
+    st = fp8q_quantize_bf16(&x2, &q2, &s2, group, fp8);
     qg = dq.down();
     sg = ds.down();
   }
@@ -205,10 +261,11 @@ void checkQuantize(int64_t M, int64_t K, int layout, int fp8, bool staged) {
   for (int64_t i = 0; i < L.elems; ++i)
     sdiff += memcmp(&sg[i], &sc[i], 4) != 0;
   report(st == 0 && qdiff == 0 && sdiff == 0,
-         "quantize bf16 M=%lld K=%lld %s %s%s: q bytes differing %lld, scale "
-         "words differing %lld (bit-exact vs CPU runtime)",
-         (long long)M, (long long)K, L.name, fp8 ? "e4m3fnuz" : "e4m3fn",
-         staged ? " (host memory, staged)" : "", (long long)qdiff,
+         "quantize bf16 M=%lld K=%lld group=%lld %s %s%s%s: q bytes differing "
+         "%lld, scale words differing %lld (bit-exact vs CPU runtime)",
+         (long long)M, (long long)K, (long long)group, L.name,
+         fp8 ? "e4m3fnuz" : "e4m3fn", staged ? " (host memory, staged)" : "",
+         specials ? " (NaN, inf, -0, subnormals)" : "", (long long)qdiff,
          (long long)sdiff);
 }
 
@@ -419,7 +476,9 @@ template <class F> double wallUs(F body, int iters) {
   return std::chrono::duration<double, std::micro>(t1 - t0).count() / iters;
 }
 
-void bench() {
+/// quantOnly: the quantize and rms_norm_quantize rows at M >= 16 only
+/// (kernel variants).
+void bench(bool quantOnly) {
   CK(hipEventCreate(&ev0));
   CK(hipEventCreate(&ev1));
   const int64_t K = 7168, G = K / 128;
@@ -447,6 +506,8 @@ void bench() {
            bytes / us / 1e3, 100.0 * copyUs / us, us / empty);
   };
   for (int64_t M : Ms) {
+    if (quantOnly && M < 16)
+      continue;
     // materialize row_major -> col_major of the [M, 56] scale.
     MaterializeArgs ma{s.p, s2.p, M, G, G, 1, 1, M};
     dim3 mg((unsigned)((G + 31) / 32), (unsigned)((M + 31) / 32));
@@ -459,7 +520,8 @@ void bench() {
                             nullptr));
         },
         500);
-    line("materialize row->col", M, matBytes, matCopy, mat);
+    if (!quantOnly)
+      line("materialize row->col", M, matBytes, matCopy, mat);
 
     // quantize bf16 [M, 7168], scale row-major and column-major (fused).
     double qBytes = M * K * 2.0 + M * K + M * G * 4.0;
@@ -486,7 +548,8 @@ void bench() {
         300);
     line("quantize (row-major scale)", M, qBytes, qCopy, qr);
     line("quantize (fused col-major scale)", M, qBytes, qCopy, qc);
-    line("quantize + materialize", M, qBytes, qCopy, qm);
+    if (!quantOnly)
+      line("quantize + materialize", M, qBytes, qCopy, qm);
 
     RmsArgs ra{x.p, gamma.p, q.p, s.p, y.p, M,     K, 128,
                K,   K,       K,   1,   M,   1e-6f, 0, 1};
@@ -498,7 +561,7 @@ void bench() {
         200);
     line("rms_norm_quantize (+y, col-major)", M, rBytes,
          qCopy * rBytes / qBytes, rq);
-    if (M == 16) {
+    if (M == 16 && !quantOnly) {
       double w1 = wallUs(
           [&] { fp8q_kernel_quantize_bf16<<<qg, kQuantBlock>>>(col); }, 300);
       double w2 = wallUs(
@@ -518,10 +581,15 @@ int main(int argc, char **argv) {
   if (!cpu.load(cpuLib))
     return 2;
   const bool benchOnly = argc > 2 && strcmp(argv[2], "--bench-only") == 0;
-  if (benchOnly) {
-    bench();
+  if (argc > 2 && strcmp(argv[2], "--quant-bench") == 0) {
+    bench(true);
     return 0;
   }
+  if (benchOnly) {
+    bench(false);
+    return 0;
+  }
+  const bool quantOnly = argc > 2 && strcmp(argv[2], "--quant") == 0;
   printf("== correctness: HIP kernels (nvcc sm_90) vs CPU runtime ==\n");
   for (int fp8 : {0, 1})
     for (int layout = 0; layout < 3; ++layout)
@@ -530,8 +598,25 @@ int main(int argc, char **argv) {
   checkQuantize(5, 1024, 1, 0, true);
   checkQuantizeOther(24, 1024, false);
   checkQuantizeOther(24, 1024, true);
+  // Special values, other group sizes (the kernel's general 16-bit path)
+  // and ragged shapes (partial row chunks of the column-major order).
+  for (int fp8 : {0, 1})
+    for (int layout = 0; layout < 3; ++layout)
+      checkQuantize(67, 7168, layout, fp8, false, 128, true);
+  checkQuantize(33, 7168, 0, 0, false, 64, true);
+  checkQuantize(33, 7168, 1, 0, false, 256, true);
+  checkQuantize(13, 7168, 2, 1, false, 896, true);
+  checkQuantize(1001, 384, 1, 0, false);
+  checkQuantize(3, 128, 1, 0, false);
   checkRms(16, 7168);
   checkRms(300, 6144);
+  checkRms(33, 896);  // 7 groups: most teams idle
+  checkRms(5, 16384); // 128 groups: the kernel's general path
+  if (quantOnly) {
+    printf("== %d checks, %d failed ==\n", checks, failures);
+    bench(true);
+    return failures ? 1 : 0;
+  }
   for (int64_t M : {1, 16, 1000, 16384})
     for (auto [a, b] : {std::pair{0, 1}, {1, 0}, {0, 2}, {2, 0}})
       checkMaterialize(M, 56, a, b);
@@ -543,6 +628,6 @@ int main(int argc, char **argv) {
   checkGemm(33, 200, 512, FP8Q_KERNEL_CUBLAS);
   printf("== %d checks, %d failed ==\n", checks, failures);
   if (argc <= 2 || strcmp(argv[2], "--no-bench") != 0)
-    bench();
+    bench(false);
   return failures ? 1 : 0;
 }

@@ -128,6 +128,69 @@ TEST(KernelIndexMath, QuantizeGroupOrderMakesScaleWritesContiguous) {
   }
 }
 
+/// groupOfIndexChunked and nextGroupChunked in index type I: every group
+/// once, the successor function agreeing with the closed form, rows walked
+/// m-fastest within chunks of 2^lgR rows.
+template <class I> void checkChunkedOrder(int64_t M, int64_t G, int lgR) {
+  std::vector<int> hit(M * G, 0);
+  const int64_t R = int64_t(1) << lgR;
+  GroupCoordT<I> prev{};
+  for (int64_t gid = 0; gid < M * G; ++gid) {
+    GroupCoordT<I> c = groupOfIndexChunked<I>((I)gid, (I)M, (I)G, lgR);
+    ASSERT_LT((int64_t)c.m, M);
+    ASSERT_LT((int64_t)c.g, G);
+    ++hit[c.m * G + c.g];
+    if (gid > 0) {
+      GroupCoordT<I> n = nextGroupChunked<I>(prev, (I)M, (I)G, lgR);
+      ASSERT_EQ(n.m, c.m) << "M=" << M << " G=" << G << " gid=" << gid;
+      ASSERT_EQ(n.g, c.g) << "M=" << M << " G=" << G << " gid=" << gid;
+      // Within a chunk the row advances first, then the group.
+      if (c.m / R == prev.m / R && c.g == prev.g)
+        ASSERT_EQ(c.m, prev.m + 1);
+    }
+    prev = c;
+  }
+  for (int h : hit)
+    ASSERT_EQ(h, 1) << "M=" << M << " G=" << G << " lgR=" << lgR;
+  if (lgR == 0) // row-major order
+    for (int64_t gid = 0; gid < M * G; ++gid) {
+      GroupCoordT<I> c = groupOfIndexChunked<I>((I)gid, (I)M, (I)G, 0);
+      ASSERT_EQ((int64_t)c.m, gid / G);
+      ASSERT_EQ((int64_t)c.g, gid % G);
+    }
+}
+
+TEST(KernelIndexMath, ChunkedQuantizeOrderVisitsEveryGroupOnce) {
+  for (int64_t M : {1, 2, 7, 8, 9, 16, 17, 33, 100})
+    for (int64_t G : {1, 2, 3, 56})
+      for (int lgR : {0, 1, kQuantColChunkLog2}) {
+        checkChunkedOrder<int64_t>(M, G, lgR);
+        checkChunkedOrder<uint32_t>(M, G, lgR);
+      }
+}
+
+TEST(KernelIndexMath, QuantizeGridCoversEveryGroupOnce) {
+  // The launch of HipRuntime.cpp: ceil(M * G / kQuantGroupsPerBlock) blocks
+  // of kQuantBlock threads; team t of block b takes kQuantGroupsPerTeam
+  // consecutive group indices from (b * teams + t) * kQuantGroupsPerTeam.
+  for (int64_t total : {1, 55, 56, 64, 65, 127, 128, 129, 16384 * 56 / 64}) {
+    const int64_t blocks =
+        (total + kQuantGroupsPerBlock - 1) / kQuantGroupsPerBlock;
+    std::vector<int> hit(total, 0);
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int tid = 0; tid < kQuantBlock; tid += kQuantLanesPerGroup)
+        for (int j = 0; j < kQuantGroupsPerTeam; ++j) {
+          int64_t gid = (b * kQuantTeamsPerBlock + tid / kQuantLanesPerGroup) *
+                            kQuantGroupsPerTeam +
+                        j;
+          if (gid < total)
+            ++hit[gid];
+        }
+    for (int h : hit)
+      ASSERT_EQ(h, 1) << total;
+  }
+}
+
 TEST(KernelIndexMath, GemmBlockNIsOneWeightScaleRow) {
   // Each wave's 64 columns sit inside one 128-row weight-scale block.
   for (int64_t bn = 0; bn < 4; ++bn)

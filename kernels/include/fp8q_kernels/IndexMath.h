@@ -58,6 +58,56 @@ FP8Q_HOSTDEV inline GroupCoord groupOfIndex(int64_t gid, int64_t M, int64_t G,
   return mFastest ? GroupCoord{gid % M, gid / M} : GroupCoord{gid / G, gid % G};
 }
 
+/// A group's (m, g) in index type I: int64_t, or uint32_t when every index
+/// and element offset of the launch fits (cheaper on GPUs).
+template <class I> struct GroupCoordT {
+  I m, g;
+};
+
+/// Chunked quantize order: rows in chunks of 2^lgR, each chunk walked
+/// m-fastest. lgR = 0 is the row-major order (consecutive g of a row); for a
+/// column-major scale lgR = kQuantColChunkLog2 makes 8 consecutive groups
+/// write one 32-byte run of scales while a block still reads and writes a
+/// few long row runs (the fully m-fastest groupOfIndex reads one 256-byte
+/// piece per row, which costs DRAM locality). The last chunk may be shorter.
+template <class I>
+FP8Q_HOSTDEV inline GroupCoordT<I> groupOfIndexChunked(I gid, I M, I G,
+                                                       int lgR) {
+  const I R = (I)1 << lgR, chunk = G << lgR;
+  I c, r;
+  if constexpr (sizeof(I) > 4) {
+    if (((uint64_t)gid | (uint64_t)chunk) >> 32 == 0) {
+      const uint32_t q = (uint32_t)gid / (uint32_t)chunk;
+      c = q;
+      r = (I)((uint32_t)gid - q * (uint32_t)chunk);
+    } else {
+      c = gid / chunk;
+      r = gid - c * chunk;
+    }
+  } else {
+    c = gid / chunk;
+    r = gid - c * chunk;
+  }
+  const I m0 = c << lgR, rows = M - m0 < R ? M - m0 : R;
+  if (rows == R)
+    return GroupCoordT<I>{m0 + (r & (R - 1)), r >> lgR};
+  const I g = sizeof(I) > 4 ? (I)divNonNeg(r, rows) : r / rows;
+  return GroupCoordT<I>{m0 + r - g * rows, g};
+}
+
+/// The group after `c` in groupOfIndexChunked's order (no division).
+template <class I>
+FP8Q_HOSTDEV inline GroupCoordT<I> nextGroupChunked(GroupCoordT<I> c, I M, I G,
+                                                    int lgR) {
+  const I R = (I)1 << lgR, m0 = c.m & ~(R - 1);
+  const I end = M - m0 < R ? M : m0 + R;
+  if (c.m + 1 < end)
+    return GroupCoordT<I>{c.m + 1, c.g};
+  if (c.g + 1 < G)
+    return GroupCoordT<I>{m0, c.g + 1};
+  return GroupCoordT<I>{m0 + R, 0};
+}
+
 /// Quantize: lanes per group, elements per lane per step (16 B of bf16) and
 /// steps kept in registers: 8 lanes x 2 steps x 8 = one 1x128 group in one
 /// pass, 16 values per lane, so the per-thread index math and the scale
@@ -66,10 +116,36 @@ constexpr int kQuantLanesPerGroup = 8;
 constexpr int kQuantVec = 8;
 constexpr int kQuantRegSteps = 2;
 constexpr int kQuantBlock = 256;
-constexpr int kQuantGroupsPerBlock = kQuantBlock / kQuantLanesPerGroup;
-/// Resident quantize blocks per NVIDIA SM the compiler must allow. Measured
-/// on H200: capping registers for more blocks only adds spills, so 1 (no
-/// cap) is the default.
+/// 8-lane teams per 256-thread block.
+constexpr int kQuantTeamsPerBlock = kQuantBlock / kQuantLanesPerGroup;
+/// Consecutive groups per team in the quantize kernel: a lane issues all
+/// its loads (2 x 16 B per group) before it reduces, so more groups per team
+/// means more bytes in flight per thread (what the bandwidth needs).
+#ifndef FP8Q_QUANT_GROUPS_PER_TEAM
+#define FP8Q_QUANT_GROUPS_PER_TEAM 2
+#endif
+constexpr int kQuantGroupsPerTeam = FP8Q_QUANT_GROUPS_PER_TEAM;
+/// Groups per quantize block (grid = ceil(M * G / kQuantGroupsPerBlock)).
+constexpr int kQuantGroupsPerBlock = kQuantTeamsPerBlock * kQuantGroupsPerTeam;
+/// Rows per chunk (log2) of the quantize order for a column-major scale.
+#ifndef FP8Q_QUANT_COL_CHUNK_LOG2
+#define FP8Q_QUANT_COL_CHUNK_LOG2 3
+#endif
+constexpr int kQuantColChunkLog2 = FP8Q_QUANT_COL_CHUNK_LOG2;
+/// Resident blocks per NVIDIA SM the compiler must allow for the bf16 / f16
+/// quantize kernels: 5 caps them at 48 registers (62.5% occupancy), which
+/// the 32-bit 1x128 path fits without spilling (measured on H200 against no
+/// cap, 56 registers and 4 blocks: bench/RESULTS.md).
+#ifndef FP8Q_NV_QUANT16_MIN_BLOCKS
+#define FP8Q_NV_QUANT16_MIN_BLOCKS 5
+#endif
+/// The same for the bf16 fused RMSNorm + quantize kernel: 4 (64 registers,
+/// no spills).
+#ifndef FP8Q_NV_RMS_BF16_MIN_BLOCKS
+#define FP8Q_NV_RMS_BF16_MIN_BLOCKS 4
+#endif
+/// The same for the f32 quantize and the other RMSNorm kernels: capping
+/// registers only adds spills there, so 1 (no cap).
 #ifndef FP8Q_NV_QUANT_MIN_BLOCKS
 #define FP8Q_NV_QUANT_MIN_BLOCKS 1
 #endif

@@ -54,8 +54,18 @@ FP8Q_HOSTDEV inline uint8_t quantizeValueFast(float x, float scale, float rcp,
   const uint32_t u = fp8q_f32_bits(x * rcp);
   const uint32_t a = u & 0x7fffffffu;
   const uint32_t low = a & 0xfffffu;
-  if (a < minNormal || a >= 0x7f800000u || low - 0x7fff0u < 0x20u)
+  if (a < minNormal || a >= 0x7f800000u || low - 0x7fff0u < 0x20u) {
+    // NaN quotients are encoded here, not from the division, whose NaN sign
+    // depends on the hardware (NVIDIA returns +NaN): x NaN keeps its sign
+    // (the NaN operand propagates on the CPU); inf / inf is x86's default
+    // NaN, which is negative (the CPU runtime's platform).
+    const uint32_t xa = fp8q_f32_bits(x) & 0x7fffffffu;
+    if (xa > 0x7f800000u)
+      return fnuz ? 0x80 : (uint8_t)(((fp8q_f32_bits(x) >> 24) & 0x80u) | 0x7f);
+    if (xa == 0x7f800000u && !(scale <= 3.40282347e38f))
+      return fnuz ? 0x80 : 0xff;
     return fp8q_quantize_value(x, scale, (int)t);
+  }
   const uint32_t c = a < maxBits ? a : maxBits; // saturate
   const uint32_t code =
       ((c + 0x7ffffu + ((c >> 20) & 1u)) >> 20) - ((127u - bias) << 3);

@@ -53,6 +53,12 @@
 #if defined(__CUDA_ARCH__)
 #define FP8Q_NVPTX 1
 #endif
+/// 1: the quantize kernels' loads and stores are evict-first on NVIDIA.
+/// Off: on H200 it only helps when the input half-fits in L2 (M = 4096) and
+/// costs when it fits (M = 1024), and q is read by the GEMM next.
+#ifndef FP8Q_NV_STREAM
+#define FP8Q_NV_STREAM 0
+#endif
 
 namespace fp8q::kern {
 
@@ -96,6 +102,33 @@ FP8Q_HOSTDEV inline float absf(float x) {
 }
 /// max that ignores neither operand's sign of zero; NaN-free inputs assumed.
 FP8Q_HOSTDEV inline float maxf(float a, float b) { return a > b ? a : b; }
+/// max(a, b) that returns the other operand when one is NaN (IEEE maxNum;
+/// one instruction on both GPUs): the amax skips NaN like the CPU runtime.
+FP8Q_HOSTDEV inline float maxNum(float a, float b) {
+#if defined(FP8Q_NVPTX)
+  return fmaxf(a, b);
+#elif defined(__clang__)
+  return __builtin_fmaxf(a, b);
+#else
+  return b != b || a > b ? a : b;
+#endif
+}
+/// Unsigned max of the two 16-bit halves of a and b, half by half (one
+/// instruction on sm_90 and gfx9: max of 16-bit magnitudes two at a time).
+FP8Q_HOSTDEV inline uint32_t maxU16x2(uint32_t a, uint32_t b) {
+#if defined(FP8Q_NVPTX)
+  return __vmaxu2(a, b);
+#elif defined(FP8Q_AMDGCN)
+  typedef unsigned short U16x2 __attribute__((ext_vector_type(2)));
+  return __builtin_bit_cast(
+      uint32_t, __builtin_elementwise_max(__builtin_bit_cast(U16x2, a),
+                                          __builtin_bit_cast(U16x2, b)));
+#else
+  const uint32_t lo = (a & 0xffffu) > (b & 0xffffu) ? a & 0xffffu : b & 0xffffu;
+  const uint32_t hi = (a >> 16) > (b >> 16) ? a >> 16 : b >> 16;
+  return lo | hi << 16;
+#endif
+}
 FP8Q_HOSTDEV inline float minf(float a, float b) { return a < b ? a : b; }
 /// Correctly rounded square root (IEEE in every mode we build).
 FP8Q_HOSTDEV inline float sqrtF(float x) {
@@ -160,6 +193,10 @@ __device__ inline float shflXor(float v, int mask) {
   return v;
 #endif
 }
+/// shflXor for 32-bit integers.
+__device__ inline uint32_t shflXor(uint32_t v, int mask) {
+  return floatBits(shflXor(bitsFloat(v), mask));
+}
 #endif // FP8Q_GPU
 
 /// 16 bytes, the unit of every vector load and store.
@@ -170,6 +207,26 @@ struct alignas(16) Bytes16 {
 struct alignas(8) Bytes8 {
   uint32_t w[2];
 };
+
+#if defined(FP8Q_GPU)
+/// 16-byte load / 8-byte store of data touched once. FP8Q_NV_STREAM=1 marks
+/// them evict-first on NVIDIA (ld/st.global.cs); plain accesses otherwise.
+__device__ inline Bytes16 loadOnce16(const void *p) {
+#if defined(FP8Q_NVPTX) && FP8Q_NV_STREAM
+  const uint4 u = __ldcs(static_cast<const uint4 *>(p));
+  return Bytes16{{u.x, u.y, u.z, u.w}};
+#else
+  return *static_cast<const Bytes16 *>(p);
+#endif
+}
+__device__ inline void storeOnce8(void *p, Bytes8 b) {
+#if defined(FP8Q_NVPTX) && FP8Q_NV_STREAM
+  __stcs(static_cast<uint2 *>(p), make_uint2(b.w[0], b.w[1]));
+#else
+  *static_cast<Bytes8 *>(p) = b;
+#endif
+}
+#endif // FP8Q_GPU
 
 } // namespace fp8q::kern
 

@@ -120,6 +120,108 @@ FP8Q_HOSTDEV inline void storeQ8(uint8_t *q, const float (&v)[8], float scale,
   *reinterpret_cast<Bytes8 *>(q) = b;
 }
 
+//===----------------------------------------------------------------------===//
+// 16-bit inputs kept as loaded: element i of a 16-byte chunk is half i % 2
+// of word i / 2 (little endian), so a lane holds 8 registers for 16 values.
+//===----------------------------------------------------------------------===//
+
+/// Magnitude bits of infinity; larger magnitudes are NaN.
+FP8Q_HOSTDEV constexpr uint32_t infBits16(Bf16) { return 0x7f80u; }
+FP8Q_HOSTDEV constexpr uint32_t infBits16(F16) { return 0x7c00u; }
+
+/// Element h (0: low half, 1: high half) of a word of two T, as fp32.
+FP8Q_HOSTDEV inline float halfValue(uint32_t w, int h, Bf16) {
+  return bitsFloat(h ? w & 0xffff0000u : w << 16);
+}
+FP8Q_HOSTDEV inline float halfValue(uint32_t w, int h, F16) {
+  return toFloat(F16{(uint16_t)(h ? w >> 16 : w)});
+}
+template <class T> FP8Q_HOSTDEV inline float halfValue(uint32_t w, int h) {
+  return halfValue(w, h, T{});
+}
+
+/// Largest magnitude bits among the N words' 16-bit elements, skipping NaN
+/// like the CPU runtime's `a > amax` loop: bf16 and f16 magnitudes order
+/// like their bits, so this is the bits of the fp32 amax. `nan` reports a
+/// NaN element (then the slow loop runs; it is rare).
+template <class T, int N>
+FP8Q_HOSTDEV inline uint32_t amaxBits16(const uint32_t (&w)[N], bool &nan) {
+  uint32_t a = 0;
+#pragma unroll
+  for (int k = 0; k < N; ++k)
+    a = maxU16x2(a, w[k] & 0x7fff7fffu);
+  uint32_t m = (a & 0xffffu) > (a >> 16) ? a & 0xffffu : a >> 16;
+  nan = m > infBits16(T{});
+  if (nan) {
+    m = 0;
+    for (int k = 0; k < N; ++k)
+      for (int h = 0; h < 2; ++h) {
+        const uint32_t v = (w[k] >> (16 * h)) & 0x7fffu;
+        if (v <= infBits16(T{}) && v > m)
+          m = v;
+      }
+  }
+  return m;
+}
+
+#if defined(__CUDACC__) && !defined(__HIP__)
+/// quotient() without its sign fix: fl(x / scale) up to the sign of a zero
+/// result (encode8Raw puts x's sign on every byte instead).
+__device__ inline float quotientMag(float x, float scale, float rcp) {
+  const float y0 = __fmul_rn(x, rcp);
+  return __fmaf_rn(__fmaf_rn(-y0, scale, x), rcp, y0);
+}
+#endif
+
+/// encode8Raw's software path (every target, every case).
+template <class T>
+FP8Q_HOSTDEV inline Bytes8 encode8Soft(const uint32_t *w, float scale,
+                                       float rcp, Fp8 t) {
+  Bytes8 b;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    uint32_t r = 0;
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      r |= (uint32_t)quantizeValueFast(halfValue<T>(w[2 * i + e / 2], e % 2),
+                                       scale, rcp, t)
+           << (8 * e);
+    b.w[i] = r;
+  }
+  return b;
+}
+
+/// Encodes the 8 elements of 4 words (16 bytes of T) as x / scale, rcp =
+/// 1 / scale, like storeQ8. `hw`: E4M3FN, scale finite and no element NaN,
+/// so on sm_89+ the hardware conversion of the fma-corrected quotient gives
+/// exactly fp8q_quantize_value (bench/encode_exhaustive_h200.cu checks this
+/// function for every bf16 and f16 (x, amax) pair with |x| <= amax); the
+/// byte's sign is x's sign (also for zeros, which the correction makes +0).
+template <class T>
+FP8Q_HOSTDEV inline Bytes8 encode8Raw(const uint32_t *w, float scale, float rcp,
+                                      Fp8 t, bool hw) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  if (hw) {
+    Bytes8 b;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const uint32_t w0 = w[2 * i], w1 = w[2 * i + 1];
+      const uint32_t mag =
+          cvtE4M3FNx2(quotientMag(halfValue<T>(w0, 0), scale, rcp),
+                      quotientMag(halfValue<T>(w0, 1), scale, rcp)) |
+          (cvtE4M3FNx2(quotientMag(halfValue<T>(w1, 0), scale, rcp),
+                       quotientMag(halfValue<T>(w1, 1), scale, rcp))
+           << 16);
+      // The sign bytes of the four elements: bytes 1, 3 of w0 and w1.
+      b.w[i] = mag | (__byte_perm(w0, w1, 0x7531) & 0x80808080u);
+    }
+    return b;
+  }
+#endif
+  (void)hw;
+  return encode8Soft<T>(w, scale, rcp, t);
+}
+
 #if defined(FP8Q_GPU)
 /// Max over the kQuantLanesPerGroup lanes of a group (aligned lanes of one
 /// wave).
@@ -127,6 +229,47 @@ __device__ inline float groupMax(float v) {
   for (int m = kQuantLanesPerGroup / 2; m >= 1; m /= 2)
     v = maxf(v, shflXor(v, m));
   return v;
+}
+/// maxU16x2 over the kQuantLanesPerGroup lanes of a team.
+__device__ inline uint32_t teamMaxU16x2(uint32_t v) {
+  for (int m = kQuantLanesPerGroup / 2; m >= 1; m /= 2)
+    v = maxU16x2(v, shflXor(v, m));
+  return v;
+}
+
+/// Quantizes NG 1x128 groups held by a team as 16-bit words: lane `sub` has
+/// elements sub * 8 .. + 7 of group j in w[j][0] and 64 + sub * 8 .. in
+/// w[j][1] (8 registers per group). The amax is a packed 16-bit integer max
+/// (amaxBits16) reduced for both groups at once, the encode the hardware
+/// conversion on sm_89+ (encode8Raw). qAt(j) / scaleAt(j): group j's first
+/// byte and its scale. Inactive groups take part in the shuffles only.
+template <class T, int NG, class QAt, class ScaleAt>
+__device__ inline void quantizeWords128(const Bytes16 (&w)[NG][2],
+                                        const bool (&active)[NG], int sub,
+                                        Fp8 t, QAt qAt, ScaleAt scaleAt) {
+  static_assert(NG <= 2, "the team's amax word packs two groups");
+  bool nan[NG];
+  uint32_t amax = 0;
+#pragma unroll
+  for (int j = 0; j < NG; ++j)
+    amax |= amaxBits16<T>(reinterpret_cast<const uint32_t (&)[8]>(w[j]), nan[j])
+            << (16 * j);
+  amax = teamMaxU16x2(amax);
+#pragma unroll
+  for (int j = 0; j < NG; ++j) {
+    if (!active[j])
+      continue;
+    const float scale = groupScale(toFloat(T{(uint16_t)(amax >> (16 * j))}), t);
+    const float rcp = 1.0f / scale;
+    const bool hw = t == Fp8::E4M3FN && !nan[j] && scale <= 3.40282347e38f;
+    uint8_t *q = qAt(j) + sub * kQuantVec;
+#pragma unroll
+    for (int s = 0; s < 2; ++s)
+      storeOnce8(q + s * (kGroup / 2),
+                 encode8Raw<T>(w[j][s].w, scale, rcp, t, hw));
+    if (sub == j)
+      *scaleAt(j) = scale;
+  }
 }
 
 /// Quantizes one group of `group` elements (a multiple of 8) with
@@ -138,7 +281,7 @@ __device__ inline float groupMax(float v) {
 /// pass that loads again, so that every group size keeps the register count
 /// (and the occupancy) of the 1x128 case. Inactive lanes (past the last
 /// group) take part in the shuffles only: NVIDIA's full-mask shuffles need
-/// every lane.
+/// every lane. The amax skips NaN like the CPU runtime (maxNum).
 template <bool Hw16 = false, class Load>
 __device__ inline void quantizeGroup(Load load, uint8_t *q, float *scaleOut,
                                      int64_t group, int sub, Fp8 t,
@@ -153,7 +296,7 @@ __device__ inline void quantizeGroup(Load load, uint8_t *q, float *scaleOut,
     if (active && e < group) {
       load(e, v[s]);
       for (int i = 0; i < 8; ++i)
-        amax = maxf(amax, absf(v[s][i]));
+        amax = maxNum(amax, absf(v[s][i]));
     }
   }
   for (int64_t e = (int64_t)sub * kQuantVec + kRegSpan; active && e < group;
@@ -161,7 +304,7 @@ __device__ inline void quantizeGroup(Load load, uint8_t *q, float *scaleOut,
     float w[8];
     load(e, w);
     for (int i = 0; i < 8; ++i)
-      amax = maxf(amax, absf(w[i]));
+      amax = maxNum(amax, absf(w[i]));
   }
   amax = groupMax(amax);
   const float scale = groupScale(amax, t);
@@ -178,6 +321,34 @@ __device__ inline void quantizeGroup(Load load, uint8_t *q, float *scaleOut,
     load(e, w);
     storeQ8<Hw16>(q + e, w, scale, rcp, t);
   }
+  if (active && sub == 0)
+    *scaleOut = scale;
+}
+
+/// quantizeGroup for bf16 / f16 of any group size (a multiple of 8) with
+/// nothing kept: `load(e)` gives the 16 bytes (8 elements of T) at element
+/// e of the group; one pass for the amax, a second one that loads again and
+/// encodes (so `load`'s side effects must be idempotent), which keeps the
+/// registers below those of the 1x128 paths sharing the kernel.
+template <class T, class Load>
+__device__ inline void quantizeGroupRaw16(Load load, uint8_t *q,
+                                          float *scaleOut, int64_t group,
+                                          int sub, Fp8 t, bool active) {
+  constexpr int64_t kStep = kQuantLanesPerGroup * kQuantVec;
+  uint32_t amax = 0;
+  bool nan = false;
+  for (int64_t e = (int64_t)sub * kQuantVec; active && e < group; e += kStep) {
+    bool n;
+    const uint32_t a = amaxBits16<T>(load(e).w, n);
+    amax = a > amax ? a : amax;
+    nan |= n;
+  }
+  amax = teamMaxU16x2(amax);
+  const float scale = groupScale(toFloat(T{(uint16_t)amax}), t);
+  const float rcp = 1.0f / scale;
+  const bool hw = t == Fp8::E4M3FN && !nan && scale <= 3.40282347e38f;
+  for (int64_t e = (int64_t)sub * kQuantVec; active && e < group; e += kStep)
+    storeOnce8(q + e, encode8Raw<T>(load(e).w, scale, rcp, t, hw));
   if (active && sub == 0)
     *scaleOut = scale;
 }
