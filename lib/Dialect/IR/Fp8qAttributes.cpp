@@ -39,6 +39,10 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                            function_ref<InFlightDiagnostic()> emitError) const {
+  // The tensor type parser verifies the encoding even when the element type
+  // failed to parse (it has reported that error): nothing to check then.
+  if (!elementType)
+    return success();
   if (shape.size() != 2 || !elementType.isF32())
     return emitError() << "#fp8q.layout encodes activation scales and must "
                           "be on a rank-2 f32 tensor, got rank "
@@ -53,6 +57,8 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
 LogicalResult WeightLayoutAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
+  if (!elementType) // see LayoutAttr::verifyEncoding
+    return success();
   if (shape.size() != 2 || !isFp8Type(elementType))
     return emitError() << "#fp8q.weight_layout must be on a rank-2 fp8 "
                           "weight tensor, got rank "
