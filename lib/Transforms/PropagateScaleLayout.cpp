@@ -39,6 +39,15 @@
 // Only components (nodes joined by flows) that touch fp8q are analysed: a
 // quantize scale, a gemm x_scale, a materialize, or a layout encoding.
 //
+// Cost: linear in the module. One walk gathers the values, the
+// materializations and the symbol uses that decide which private functions
+// may be retyped (not one SymbolTable::getSymbolUses walk per function);
+// one pass over the values builds nodes and classifies uses; values, nodes
+// and uses live in vectors indexed by dense ids; the solver (bit masks, no
+// allocation per component) sees only the relevant components. The output
+// is the same as the straightforward formulation's, node for node: see
+// nodeKey for the order nodes reach the solver in.
+//
 // Counts: the pass declares its statistics, but Debian's release LLVM
 // compiles them out (NoopStatistic); propagateScaleLayouts() returns them.
 //
@@ -57,11 +66,9 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/Debug.h"
 
-#include <map>
-#include <set>
+#include <numeric>
 
 #define DEBUG_TYPE "fp8q-propagate-scale-layout"
 
@@ -118,8 +125,9 @@ struct ScaleUse {
   bool unknown = false;
 };
 
+/// A node: its type, shared by its values (those whose valueNode is the
+/// node), and whether the pass may change it.
 struct NodeInfo {
-  SmallVector<Value> values;
   RankedTensorType type;
   bool pinned = false;
 };
@@ -218,11 +226,85 @@ static bool isFlowCast(tensor::CastOp cast) {
          isScaleTensorType(cast.getType());
 }
 
+/// Orders two layouts canonically (see LayoutLess) and inserts `layout`
+/// into the sorted, duplicate-free `table`.
+static void insertLayout(SmallVectorImpl<LayoutAttr> &table,
+                         LayoutAttr layout) {
+  auto *it = llvm::lower_bound(table, layout, LayoutLess());
+  if (it == table.end() || *it != layout)
+    table.insert(it, layout);
+}
+
+/// Finds the symbol references of attributes as SymbolTable::getSymbolUses
+/// does (a pre-order walk that does not look inside a reference), but first
+/// asks a memoized question - can anything inside this attribute be a
+/// reference? - which for almost every attribute of a module is no, and
+/// costs no walker (AttrTypeWalker allocates callbacks and a visited set per
+/// walk).
+class SymbolRefFinder {
+public:
+  /// Appends the references in `attr` not in `refs` yet.
+  void find(Attribute attr, SmallVectorImpl<SymbolRefAttr> &refs) {
+    if (!mayHold(attr))
+      return;
+    auto [it, inserted] = refsIn.try_emplace(attr);
+    SmallVector<SymbolRefAttr, 1> &inAttr = it->second;
+    if (inserted)
+      attr.walk<WalkOrder::PreOrder>([&](SymbolRefAttr ref) {
+        inAttr.push_back(ref);
+        return WalkResult::skip();
+      });
+    for (SymbolRefAttr ref : inAttr)
+      if (!llvm::is_contained(refs, ref))
+        refs.push_back(ref);
+  }
+
+private:
+  /// Whether `attr` is or contains a symbol reference, memoized by pointer:
+  /// the ops of a module share most of their attributes, and a lookup of
+  /// the pointer avoids reading the attribute's storage (scattered over the
+  /// context's memory: a cache miss per attribute on large modules).
+  bool mayHold(Attribute attr) {
+    if (auto it = holds.find(attr.getAsOpaquePointer()); it != holds.end())
+      return it->second;
+    bool result = isa<SymbolRefAttr>(attr);
+    if (!result)
+      attr.walkImmediateSubElements(
+          [&](Attribute sub) { result = result || mayHold(sub); },
+          [&](Type sub) { result = result || mayHold(sub); });
+    holds[attr.getAsOpaquePointer()] = result;
+    return result;
+  }
+  bool mayHold(Type type) {
+    if (auto it = holds.find(type.getAsOpaquePointer()); it != holds.end())
+      return it->second;
+    bool result = false;
+    type.walkImmediateSubElements(
+        [&](Attribute sub) { result = result || mayHold(sub); },
+        [&](Type sub) { result = result || mayHold(sub); });
+    holds[type.getAsOpaquePointer()] = result;
+    return result;
+  }
+
+  DenseMap<const void *, bool> holds;
+  DenseMap<Attribute, SmallVector<SymbolRefAttr, 1>> refsIn;
+};
+
 /// One run of the propagation over a module.
+///
+/// The run is linear in the size of the module: each op is visited a
+/// bounded number of times, values, nodes and uses live in vectors indexed
+/// by dense ids, hashing is kept for the few lookups that need it (flow
+/// targets, group nodes, symbols), and only the components that touch fp8q
+/// reach the solver.
 class Propagation {
 public:
   Propagation(ModuleOp module, bool fuseProducers)
-      : module(module), ctx(module.getContext()), fuseProducers(fuseProducers) {
+      : module(module), ctx(module.getContext()), fuseProducers(fuseProducers),
+        rowMajor(LayoutAttr::getRowMajor(ctx)) {
+    for (int k = 0; k < FP8Q_KERNEL_COUNT; ++k)
+      kernelNeeds.push_back(
+          getRequiredScaleLayout(static_cast<Kernel>(k), ctx));
   }
 
   /// Rewrites the module; returns what it did.
@@ -232,6 +314,10 @@ private:
   ModuleOp module;
   MLIRContext *ctx;
   bool fuseProducers;
+  /// Looked up once: uniquing an attribute per value takes a lock.
+  LayoutAttr rowMajor;
+  /// x_scale layout each kernel reads (null: any), by kernel id.
+  SmallVector<LayoutAttr> kernelNeeds;
   PropagationCounts counts;
   // Analysis state.
   SymbolTableCollection symbols;
@@ -239,26 +325,72 @@ private:
   /// Call sites of each rewritable function.
   DenseMap<Operation *, int64_t> callCount;
   SmallVector<NodeInfo> nodes;
-  DenseMap<Value, unsigned> nodeOf;
+  /// Index (into `values`) of the values a use can flow into (block
+  /// arguments, results of scf.for / scf.if, tensor.cast / extract_slice /
+  /// concat); the other values are only reached through their index.
+  DenseMap<Value, unsigned> flowTargetIndex;
+  /// Nodes of flow targets that are not in `values` (none in verified IR).
+  DenseMap<Value, unsigned> otherNodes;
+  /// Per node: the index of its first value, which orders the nodes for the
+  /// solver as the walk met them; kNoValue for a node without values (a
+  /// private function's result group with no call site), ordered after
+  /// the others by creation.
+  std::vector<unsigned> nodeKey;
+  static constexpr unsigned kNoValue = ~0u;
   DenseMap<std::pair<void *, unsigned>, unsigned> groupNodes;
+  /// Scale values in walk order, with their node (kNoValue until created)
+  /// and whether they touch fp8q (a seed makes its component relevant).
   SmallVector<Value> values;
-  /// The uses of values[i], classified (one vector per value, by index: no
-  /// hashing of values).
-  std::vector<SmallVector<ScaleUse, 1>> usesOf;
-  DenseSet<Value> seeds;
+  std::vector<unsigned> valueNode;
+  std::vector<char> isSeed;
+  /// Operands of the detached materializations: seeds.
+  DenseSet<Value> materialized;
+  /// The classified uses of the values the solver sees, flattened: those of
+  /// values[i] are uses[useBegin[i]] up to uses[useEnd[i]], in use-list
+  /// order.
+  std::vector<ScaleUse> uses;
+  std::vector<unsigned> useBegin, useEnd;
   /// Detached materializations, by (operand, result type), for reuse.
-  std::map<std::pair<const void *, const void *>, MaterializeOp> detached;
+  DenseMap<std::pair<const void *, const void *>, MaterializeOp> detached;
   SmallVector<MaterializeOp> detachedOrder;
+  /// frequencyOf's result per block (it depends only on the ancestors).
+  DenseMap<Block *, int64_t> blockFrequency;
+  /// retyped()'s results: uniquing a type takes a lock.
+  DenseMap<std::pair<Type, Attribute>, RankedTensorType> retypedTypes;
 
+  // What the walk of the module (collect) gathers.
+  /// Private functions with a body, in the module's own symbol table
+  /// (direct) or deeper (nested).
+  SmallVector<func::FuncOp> directFuncs, nestedFuncs;
+  /// fp8q.materialize ops, in walk order.
+  SmallVector<MaterializeOp> materializeOps;
+  /// Users of each root symbol reference in the module's symbol scope, one
+  /// entry per (op, distinct reference); gathered only when directFuncs is
+  /// not empty.
+  DenseMap<StringAttr, SmallVector<Operation *, 2>> symbolUsers;
+  /// The scope holds an op that may be an unknown symbol table.
+  bool unknownSymbolTable = false;
+  SymbolRefFinder symbolRefs;
+
+  void collect();
+  void visit(Operation *op, bool inSymbolScope);
   void findRewritableFuncs();
   int64_t frequencyOf(Value v);
   void stripMaterializations();
+  LayoutAttr layoutOf(RankedTensorType type) const;
+  RankedTensorType retyped(RankedTensorType type, LayoutAttr layout);
   unsigned newNode(RankedTensorType type, bool pinned);
   unsigned groupNode(void *key, unsigned index, RankedTensorType type);
+  unsigned createNode(Value v);
+  unsigned nodeOfValue(unsigned valueIndex);
   unsigned nodeFor(Value v);
   void addValue(Value v);
-  void classifyUses(unsigned valueIndex);
+  template <typename Sink> void classifyUses(unsigned valueIndex, Sink sink);
   func::FuncOp getCallee(func::CallOp call);
+  ArrayRef<ScaleUse> usesOf(unsigned valueIndex) const {
+    return ArrayRef(uses).slice(useBegin[valueIndex],
+                                useEnd[valueIndex] - useBegin[valueIndex]);
+  }
 };
 
 func::FuncOp Propagation::getCallee(func::CallOp call) {
@@ -266,61 +398,164 @@ func::FuncOp Propagation::getCallee(func::CallOp call) {
                                                        call.getCalleeAttr());
 }
 
+/// Walks the module once, in pre-order (the order of module.walk<PreOrder>,
+/// which gives values, nodes and layouts deterministic ids): gathers the
+/// private functions, the materializations, the scale values, and the
+/// symbol uses findRewritableFuncs needs.
+void Propagation::collect() {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPrivate() && !func.isExternal())
+      directFuncs.push_back(func);
+  visit(module, /*inSymbolScope=*/false);
+}
+
+void Propagation::visit(Operation *op, bool inSymbolScope) {
+  if (auto func = dyn_cast<func::FuncOp>(op);
+      func && func->getParentOp() != module.getOperation() &&
+      func.isPrivate() && !func.isExternal())
+    nestedFuncs.push_back(func);
+  else if (auto mat = dyn_cast<MaterializeOp>(op))
+    materializeOps.push_back(mat);
+
+  // The uses SymbolTable::getSymbolUses(func, module) would report for the
+  // functions of the module's own symbol table: the ops of its region, not
+  // inside nested symbol tables, whose discardable and inherent attributes
+  // are walked for references, each distinct reference of an op counted
+  // once (as a walk of the op's attribute dictionary does). The dictionary
+  // itself is not built: for ops with properties that uniques a new
+  // attribute per op. Inherent attributes are read by name instead; the
+  // segment-size arrays of variadic operands / results are integer arrays
+  // and are skipped without being materialized.
+  if (inSymbolScope && !directFuncs.empty() && !unknownSymbolTable) {
+    if (!op->getDialect() && op->getNumRegions() == 1) {
+      unknownSymbolTable = true;
+    } else {
+      SmallVector<SymbolRefAttr, 4> opRefs;
+      for (NamedAttribute attr : op->getRawDictionaryAttrs())
+        symbolRefs.find(attr.getValue(), opRefs);
+      // (An unregistered op's properties are not in its dictionary.)
+      if (op->getPropertiesStorageSize() && op->isRegistered()) {
+        for (StringAttr name : op->getName().getAttributeNames()) {
+          StringRef text = name.getValue();
+          if (text == "operandSegmentSizes" || text == "resultSegmentSizes")
+            continue;
+          if (std::optional<Attribute> attr = op->getInherentAttr(text);
+              attr && *attr)
+            symbolRefs.find(*attr, opRefs);
+        }
+      }
+      for (SymbolRefAttr ref : opRefs)
+        symbolUsers[ref.getRootReference()].push_back(op);
+    }
+  }
+
+  // Values: block arguments of the op's regions, then its results.
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument arg : block.getArguments())
+        addValue(arg);
+  for (Value result : op->getResults())
+    addValue(result);
+
+  bool nestedInScope = op == module.getOperation() ||
+                       (inSymbolScope && !op->hasTrait<OpTrait::SymbolTable>());
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &nested : block)
+        visit(&nested, nestedInScope);
+}
+
 /// A private function with a body whose every use is a direct call may have
-/// its signature rewritten; all others keep theirs (their ABI).
+/// its signature rewritten; all others keep theirs (their ABI). The uses of
+/// the module's own functions come from collect()'s single walk (one walk
+/// for all functions, instead of SymbolTable::getSymbolUses walking the
+/// module once per function); functions in nested symbol tables are rare
+/// and keep the per-function query.
 void Propagation::findRewritableFuncs() {
-  module.walk([&](func::FuncOp func) {
-    if (!func.isPrivate() || func.isExternal())
-      return;
-    std::optional<SymbolTable::UseRange> uses =
-        SymbolTable::getSymbolUses(func, module);
-    if (!uses)
-      return;
+  auto accept = [&](func::FuncOp func, ArrayRef<Operation *> users) {
     int64_t calls = 0;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
+    for (Operation *user : users) {
+      auto call = dyn_cast<func::CallOp>(user);
       if (!call || getCallee(call) != func)
         return;
       ++calls;
     }
     rewritableFuncs.insert(func);
     callCount[func] = calls;
-  });
+  };
+  for (func::FuncOp func : nestedFuncs) {
+    std::optional<SymbolTable::UseRange> symbolUses =
+        SymbolTable::getSymbolUses(func, module);
+    if (!symbolUses)
+      continue;
+    SmallVector<Operation *> users;
+    for (const SymbolTable::SymbolUse &use : *symbolUses)
+      users.push_back(use.getUser());
+    accept(func, users);
+  }
+  if (unknownSymbolTable)
+    return;
+  for (func::FuncOp func : directFuncs) {
+    auto it = symbolUsers.find(func.getSymNameAttr());
+    accept(func, it == symbolUsers.end() ? ArrayRef<Operation *>()
+                                         : ArrayRef<Operation *>(it->second));
+  }
 }
 
 /// A static guess of how often `v` is defined per run of the public entry
 /// point: each enclosing loop counts 8 iterations, a private function as
 /// often as it has call sites. Only breaks ties between equal copy counts.
 int64_t Propagation::frequencyOf(Value v) {
+  Block *block = v.getParentBlock();
+  auto [it, inserted] = blockFrequency.try_emplace(block, 1);
+  if (!inserted)
+    return it->second;
   int64_t weight = 1;
-  for (Operation *op = v.getParentBlock()->getParentOp();
-       op && !isa<ModuleOp>(op); op = op->getParentOp()) {
+  for (Operation *op = block->getParentOp(); op && !isa<ModuleOp>(op);
+       op = op->getParentOp()) {
     if (isa<LoopLikeOpInterface>(op))
       weight *= 8;
     else if (rewritableFuncs.contains(op))
       weight *= std::max<int64_t>(1, callCount.lookup(op));
     weight = std::min<int64_t>(weight, int64_t(1) << 20);
   }
+  it->second = weight;
   return weight;
 }
 
 void Propagation::stripMaterializations() {
-  SmallVector<MaterializeOp> all;
-  module.walk([&](MaterializeOp op) { all.push_back(op); });
-  for (MaterializeOp op : all)
+  // The walk's order of leaf ops is module.walk's (post-order) order.
+  for (MaterializeOp op : materializeOps)
     op.getResult().replaceAllUsesWith(op.getScale());
-  for (MaterializeOp op : all) {
-    seeds.insert(op.getScale());
+  for (MaterializeOp op : materializeOps) {
+    materialized.insert(op.getScale());
     auto key = std::make_pair(op.getScale().getAsOpaquePointer(),
                               op.getType().getAsOpaquePointer());
     // Of duplicates of one (operand, layout), the first may be reused.
-    detached.emplace(key, op);
+    detached.try_emplace(key, op);
     detachedOrder.push_back(op);
   }
 }
 
+/// getScaleLayout without uniquing row_major again.
+LayoutAttr Propagation::layoutOf(RankedTensorType type) const {
+  if (auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding()))
+    return layout;
+  return rowMajor;
+}
+
+/// withScaleLayout, memoized.
+RankedTensorType Propagation::retyped(RankedTensorType type,
+                                      LayoutAttr layout) {
+  auto [it, inserted] = retypedTypes.try_emplace({type, layout});
+  if (inserted)
+    it->second = withScaleLayout(type, layout);
+  return it->second;
+}
+
 unsigned Propagation::newNode(RankedTensorType type, bool pinned) {
-  nodes.push_back(NodeInfo{{}, type, pinned});
+  nodes.push_back(NodeInfo{type, pinned});
+  nodeKey.push_back(kNoValue);
   return nodes.size() - 1;
 }
 
@@ -332,11 +567,18 @@ unsigned Propagation::groupNode(void *key, unsigned index,
   return it->second;
 }
 
-/// Returns the node `v` belongs to, creating it on first sight.
-unsigned Propagation::nodeFor(Value v) {
-  auto it = nodeOf.find(v);
-  if (it != nodeOf.end())
-    return it->second;
+/// Whether a use may flow into `v` (see classifyUses), so that its node
+/// must be found by value.
+static bool mayBeFlowTarget(Value v) {
+  if (isa<BlockArgument>(v))
+    return true;
+  return isa<scf::ForOp, scf::IfOp, tensor::CastOp, tensor::ExtractSliceOp,
+             tensor::ConcatOp>(cast<OpResult>(v).getOwner());
+}
+
+/// Puts `v`, seen for the first time, into its node (a new one, or the
+/// group it belongs to).
+unsigned Propagation::createNode(Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   unsigned node;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -383,31 +625,49 @@ unsigned Propagation::nodeFor(Value v) {
     else
       node = newNode(type, /*pinned=*/true);
   }
-  nodeOf[v] = node;
-  nodes[node].values.push_back(v);
   return node;
 }
 
+/// Returns the node a use flows into: the node of `v`, created if `v` was
+/// not seen yet.
+unsigned Propagation::nodeFor(Value v) {
+  if (auto it = flowTargetIndex.find(v); it != flowTargetIndex.end())
+    return nodeOfValue(it->second);
+  auto [it, inserted] = otherNodes.try_emplace(v, 0);
+  if (inserted)
+    it->second = createNode(v);
+  return it->second;
+}
+
+/// Returns the node of values[valueIndex], creating it on first sight.
+unsigned Propagation::nodeOfValue(unsigned valueIndex) {
+  unsigned &node = valueNode[valueIndex];
+  if (node == kNoValue) {
+    node = createNode(values[valueIndex]);
+    nodeKey[node] = std::min(nodeKey[node], valueIndex);
+  }
+  return node;
+}
+
+/// Records `v` when it is a scale (its node comes after the walk, once the
+/// rewritable functions are known).
 void Propagation::addValue(Value v) {
   if (!isScaleTensorType(v.getType()))
     return;
   // Detached materializations are no longer part of the program.
   if (auto mat = v.getDefiningOp<MaterializeOp>())
     return;
-  nodeFor(v);
+  if (mayBeFlowTarget(v))
+    flowTargetIndex.try_emplace(v, values.size());
   values.push_back(v);
-  if (auto result = dyn_cast<OpResult>(v))
-    if (isa<QuantizeOp, RmsNormQuantizeOp>(result.getOwner()) &&
-        result.getResultNumber() == 1)
-      seeds.insert(v);
-  if (cast<RankedTensorType>(v.getType()).getEncoding())
-    seeds.insert(v);
 }
 
-void Propagation::classifyUses(unsigned valueIndex) {
+/// Classifies the uses of values[valueIndex], in use-list order, handing
+/// each to `sink`. Creates the nodes flows lead to on first sight, so that
+/// the first classification of all values fixes every node id.
+template <typename Sink>
+void Propagation::classifyUses(unsigned valueIndex, Sink sink) {
   Value v = values[valueIndex];
-  SmallVector<ScaleUse, 1> &out = usesOf[valueIndex];
-  LayoutAttr rowMajor = LayoutAttr::getRowMajor(ctx);
   for (OpOperand &use : v.getUses()) {
     Operation *user = use.getOwner();
     // Detached materializations wait for reuse; they are not consumers.
@@ -432,7 +692,9 @@ void Propagation::classifyUses(unsigned valueIndex) {
       if (!tensor || !isScaleTensorType(tensor))
         return unknown();
       su.kind = NeedKind::Exact;
-      su.layout = getScaleLayout(tensor);
+      su.layout = dyn_cast_or_null<LayoutAttr>(tensor.getEncoding());
+      if (!su.layout)
+        su.layout = rowMajor;
       su.consumer = consumer;
       su.subject = subject;
       su.index = index;
@@ -493,19 +755,23 @@ void Propagation::classifyUses(unsigned valueIndex) {
     } else if (auto concat = dyn_cast<tensor::ConcatOp>(user);
                concat && isConcatAlongM(concat)) {
       flow(concat.getResult());
-    } else if (auto branch = dyn_cast<BranchOpInterface>(user);
+    } else if (auto branch = user->getNumSuccessors()
+                                 ? dyn_cast<BranchOpInterface>(user)
+                                 : BranchOpInterface();
                branch && branch.getSuccessorBlockArgument(idx)) {
-      // Unstructured control flow: block arguments keep their types.
+      // Unstructured control flow: block arguments keep their types. (An op
+      // without successors has no successor operands: the interface lookup
+      // is skipped for the ops that make up most of a module.)
       exact(branch.getSuccessorBlockArgument(idx)->getType(),
             Consumer::Successor, nullptr, 0);
     } else if (isa<tensor::DimOp>(user)) {
       // Reads only the shape.
     } else if (auto gemm = dyn_cast<GemmOp>(user)) {
       if (idx == 1) {
-        seeds.insert(v);
+        isSeed[valueIndex] = true;
         std::optional<Kernel> kernel = gemm.getKernel();
         if (kernel) {
-          if (LayoutAttr need = getRequiredScaleLayout(*kernel, ctx)) {
+          if (LayoutAttr need = kernelNeeds[static_cast<int>(*kernel)]) {
             su.kind = NeedKind::Bytes;
             su.layout = need;
             su.consumer = Consumer::XScale;
@@ -520,57 +786,106 @@ void Propagation::classifyUses(unsigned valueIndex) {
     } else {
       unknown();
     }
-    out.push_back(std::move(su));
+    sink(su);
   }
 }
 
 PropagationCounts Propagation::run() {
+  collect();
   findRewritableFuncs();
   stripMaterializations();
 
-  // Values in walk order: deterministic ids for nodes and layouts.
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          addValue(arg);
-    for (Value result : op->getResults())
-      addValue(result);
-  });
-  usesOf.resize(values.size());
-  for (unsigned i = 0; i < values.size(); ++i)
-    classifyUses(i);
-
-  // Components that touch fp8q are the ones analysed.
-  llvm::EquivalenceClasses<unsigned> components;
-  for (unsigned n = 0; n < nodes.size(); ++n)
-    components.insert(n);
-  for (unsigned i = 0; i < values.size(); ++i)
-    for (const ScaleUse &use : usesOf[i])
-      if (use.kind == NeedKind::Flow)
-        components.unionSets(nodeOf[values[i]], use.node);
-  DenseSet<unsigned> relevantLeaders;
-  for (Value v : seeds)
-    if (nodeOf.count(v))
-      relevantLeaders.insert(components.getLeaderValue(nodeOf[v]));
-  auto isRelevant = [&](unsigned node) {
-    return relevantLeaders.contains(components.getLeaderValue(node));
+  // One pass over the values creates their nodes and classifies their uses
+  // (each value's memory is read once). A flow creates its target's node
+  // when the target comes later; nodeKey keeps the order in which the
+  // nodes' first values were met, which orders them for the solver.
+  //
+  // Only components (nodes joined by flows) that touch fp8q are analysed:
+  // the pass joins the components (union-find over nodes, path halving),
+  // finds the seeds and the layouts the uses name. It keeps the uses of
+  // seeds; those of the other values of relevant components are classified
+  // again below. Most scale-typed values of a model are activations that
+  // never meet fp8q: their uses are not kept.
+  nodes.reserve(values.size());
+  nodeKey.reserve(values.size());
+  valueNode.assign(values.size(), kNoValue);
+  isSeed.assign(values.size(), 0);
+  useBegin.assign(values.size(), 0);
+  useEnd.assign(values.size(), 0);
+  std::vector<unsigned> parent;
+  auto find = [&](unsigned n) {
+    while (parent[n] != n)
+      n = parent[n] = parent[parent[n]];
+    return n;
   };
+  SmallVector<LayoutAttr> useLayouts;
+  SmallVector<ScaleUse, 4> pending;
+  for (unsigned i = 0; i < values.size(); ++i) {
+    Value v = values[i];
+    unsigned node = nodeOfValue(i);
+    bool seed = cast<RankedTensorType>(v.getType()).getEncoding() ||
+                (!materialized.empty() && materialized.contains(v));
+    if (auto result = dyn_cast<OpResult>(v))
+      seed |= isa<QuantizeOp, RmsNormQuantizeOp>(result.getOwner()) &&
+              result.getResultNumber() == 1;
+    isSeed[i] = seed;
+
+    pending.clear();
+    classifyUses(i, [&](const ScaleUse &use) {
+      if (use.kind == NeedKind::Flow) {
+        // Nodes created since: their own sets.
+        for (unsigned n = parent.size(); n < nodes.size(); ++n)
+          parent.push_back(n);
+        unsigned a = find(node), b = find(use.node);
+        if (a != b)
+          parent[std::max(a, b)] = std::min(a, b);
+      }
+      if (use.layout && use.layout != rowMajor &&
+          !llvm::is_contained(useLayouts, use.layout))
+        useLayouts.push_back(use.layout);
+      pending.push_back(use);
+    });
+    if (isSeed[i]) {
+      useBegin[i] = uses.size();
+      uses.insert(uses.end(), pending.begin(), pending.end());
+      useEnd[i] = uses.size();
+    }
+  }
+  for (unsigned n = parent.size(); n < nodes.size(); ++n)
+    parent.push_back(n);
+
+  std::vector<char> relevantRoot(nodes.size(), 0);
+  for (unsigned i = 0; i < values.size(); ++i)
+    if (isSeed[i])
+      relevantRoot[find(valueNode[i])] = 1;
+  auto isRelevant = [&](unsigned node) { return relevantRoot[find(node)]; };
+  // The values handed to the solver, by index into `values`.
+  SmallVector<unsigned> solverValues;
+  for (unsigned i = 0; i < values.size(); ++i) {
+    if (!isRelevant(valueNode[i]))
+      continue;
+    solverValues.push_back(i);
+    if (isSeed[i])
+      continue; // Kept by the first classification.
+    useBegin[i] = uses.size();
+    classifyUses(i, [&](const ScaleUse &use) { uses.push_back(use); });
+    useEnd[i] = uses.size();
+  }
 
   // Layout table: row_major, col_major, col_major align 4 (the contract
-  // table's), plus every layout the module or the contracts mention.
-  std::set<LayoutAttr, LayoutLess> layoutSet{LayoutAttr::getRowMajor(ctx),
-                                             LayoutAttr::getColMajor(ctx, 1)};
-  for (int k = 0; k < FP8Q_KERNEL_COUNT; ++k)
-    if (LayoutAttr l = getRequiredScaleLayout(static_cast<Kernel>(k), ctx))
-      layoutSet.insert(l);
-  for (NodeInfo &node : nodes)
-    layoutSet.insert(getScaleLayout(node.type));
-  for (const SmallVector<ScaleUse, 1> &uses : usesOf)
-    for (const ScaleUse &use : uses)
-      if (use.layout)
-        layoutSet.insert(use.layout);
-  SmallVector<LayoutAttr> layouts(layoutSet.begin(), layoutSet.end());
+  // table's), plus every layout the module or the contracts mention, in
+  // LayoutLess order.
+  SmallVector<LayoutAttr> layouts;
+  insertLayout(layouts, rowMajor);
+  insertLayout(layouts, LayoutAttr::getColMajor(ctx, 1));
+  for (LayoutAttr l : kernelNeeds)
+    if (l)
+      insertLayout(layouts, l);
+  for (const NodeInfo &node : nodes)
+    if (auto l = dyn_cast_or_null<LayoutAttr>(node.type.getEncoding()))
+      insertLayout(layouts, l);
+  for (LayoutAttr l : useLayouts)
+    insertLayout(layouts, l);
   auto layoutId = [&](LayoutAttr l) -> unsigned {
     return llvm::find(layouts, l) - layouts.begin();
   };
@@ -578,10 +893,10 @@ PropagationCounts Propagation::run() {
   // The solver's problem, over relevant nodes and values only.
   ls::Problem problem;
   problem.numLayouts = layouts.size();
-  std::map<SmallVector<int64_t, 2>, unsigned> shapeIds;
+  DenseMap<std::pair<int64_t, int64_t>, unsigned> shapeIds;
   auto shapeId = [&](ArrayRef<int64_t> shape) -> unsigned {
-    SmallVector<int64_t, 2> key(shape);
-    auto [it, inserted] = shapeIds.try_emplace(key, shapeIds.size());
+    auto [it, inserted] =
+        shapeIds.try_emplace({shape[0], shape[1]}, shapeIds.size());
     if (inserted) {
       std::vector<bool> eq(layouts.size() * layouts.size());
       for (unsigned a = 0; a < layouts.size(); ++a)
@@ -592,44 +907,38 @@ PropagationCounts Propagation::run() {
     }
     return it->second;
   };
-  DenseMap<unsigned, unsigned> solverNode;
+  // Relevant nodes in the order their first values were met, then those
+  // without values in creation order.
+  std::vector<unsigned> solverNode(nodes.size(), 0);
   SmallVector<unsigned> nodeOfSolver;
-  for (unsigned n = 0; n < nodes.size(); ++n) {
-    if (!isRelevant(n))
-      continue;
+  for (unsigned i = 0; i < values.size(); ++i)
+    if (nodeKey[valueNode[i]] == i && isRelevant(valueNode[i]))
+      nodeOfSolver.push_back(valueNode[i]);
+  for (unsigned n = 0; n < nodes.size(); ++n)
+    if (nodeKey[n] == kNoValue && isRelevant(n))
+      nodeOfSolver.push_back(n);
+  for (unsigned n : nodeOfSolver) {
     solverNode[n] = problem.nodes.size();
-    nodeOfSolver.push_back(n);
     problem.nodes.push_back(
-        ls::Node{nodes[n].pinned, layoutId(getScaleLayout(nodes[n].type))});
+        ls::Node{nodes[n].pinned, layoutId(layoutOf(nodes[n].type))});
   }
-  // Per solver value: its uses split as the solver sees them.
-  struct SplitUses {
-    Value value;
-    SmallVector<ScaleUse *> exact, bytes, flows;
-  };
-  SmallVector<SplitUses> split;
-  for (unsigned i = 0; i < values.size(); ++i) {
+  problem.values.reserve(solverValues.size());
+  for (unsigned i : solverValues) {
     Value v = values[i];
-    if (!isRelevant(nodeOf[v]))
-      continue;
     ls::Value sv;
-    sv.node = solverNode[nodeOf[v]];
+    sv.node = solverNode[valueNode[i]];
     sv.shape = shapeId(cast<RankedTensorType>(v.getType()).getShape());
     sv.weight = frequencyOf(v);
-    SplitUses s{v, {}, {}, {}};
-    for (ScaleUse &use : usesOf[i]) {
+    for (const ScaleUse &use : usesOf(i)) {
       switch (use.kind) {
       case NeedKind::Exact:
         sv.exactReqs.push_back(layoutId(use.layout));
-        s.exact.push_back(&use);
         break;
       case NeedKind::Bytes:
         sv.byteReqs.push_back(layoutId(use.layout));
-        s.bytes.push_back(&use);
         break;
       case NeedKind::Flow:
         sv.flowsInto.push_back(solverNode[use.node]);
-        s.flows.push_back(&use);
         break;
       case NeedKind::None:
         break;
@@ -640,7 +949,6 @@ PropagationCounts Propagation::run() {
             << " gets row_major: unknown scale consumer";
     }
     problem.values.push_back(std::move(sv));
-    split.push_back(std::move(s));
   }
 
   SmallVector<unsigned> candidates;
@@ -659,27 +967,37 @@ PropagationCounts Propagation::run() {
     module.emitRemark() << "scale-layout search budget exhausted; the "
                            "assignment is the best found, not proven minimal";
 
-  // Retype free nodes.
+  // Retype free nodes, then their values (those of relevant nodes are the
+  // solver's values, and the rare flow targets outside `values`).
   DenseSet<Operation *> funcsToUpdate;
+  SmallVector<LayoutAttr> newLayout(problem.nodes.size());
   for (unsigned s = 0; s < problem.nodes.size(); ++s) {
     NodeInfo &node = nodes[nodeOfSolver[s]];
     LayoutAttr want = layouts[solution.layoutOf[s]];
-    if (node.pinned || getScaleLayout(node.type) == want)
+    if (node.pinned || layoutOf(node.type) == want)
       continue;
-    node.type = withScaleLayout(node.type, want);
-    for (Value v : node.values) {
-      LLVM_DEBUG(llvm::dbgs()
-                 << "[" DEBUG_TYPE "] retype " << v << " to " << want << "\n");
-      v.setType(withScaleLayout(cast<RankedTensorType>(v.getType()), want));
-      if (auto result = dyn_cast<OpResult>(v)) {
-        if (isa<QuantizeOp, RmsNormQuantizeOp>(result.getOwner()))
-          ++counts.fused;
-      } else if (auto func = dyn_cast<func::FuncOp>(
-                     cast<BlockArgument>(v).getOwner()->getParentOp())) {
-        funcsToUpdate.insert(func);
-      }
-    }
+    node.type = retyped(node.type, want);
+    newLayout[s] = want;
   }
+  auto retypeValue = [&](Value v, LayoutAttr want) {
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] retype " << v << " to " << want << "\n");
+    v.setType(retyped(cast<RankedTensorType>(v.getType()), want));
+    if (auto result = dyn_cast<OpResult>(v)) {
+      if (isa<QuantizeOp, RmsNormQuantizeOp>(result.getOwner()))
+        ++counts.fused;
+    } else if (auto func = dyn_cast<func::FuncOp>(
+                   cast<BlockArgument>(v).getOwner()->getParentOp())) {
+      funcsToUpdate.insert(func);
+    }
+  };
+  for (unsigned s = 0; s < solverValues.size(); ++s)
+    if (LayoutAttr want = newLayout[problem.values[s].node])
+      retypeValue(values[solverValues[s]], want);
+  for (auto &[v, n] : otherNodes)
+    if (isRelevant(n))
+      if (LayoutAttr want = newLayout[solverNode[n]])
+        retypeValue(v, want);
   // Private function results: their group node's layout.
   for (auto &[key, n] : groupNodes)
     if (auto *op = static_cast<Operation *>(key.first);
@@ -703,10 +1021,14 @@ PropagationCounts Propagation::run() {
   // Insert (or reuse) one materialization per (value, needed layout).
   OpBuilder builder(ctx);
   DenseSet<Operation *> reused;
-  for (unsigned i = 0; i < split.size(); ++i) {
-    Value v = split[i].value;
+  SmallVector<std::string> why;
+  for (unsigned s = 0; s < solverValues.size(); ++s) {
+    unsigned i = solverValues[s];
+    Value v = values[i];
     ls::ValuePlan plan =
-        ls::planValue(problem, problem.values[i], solution.layoutOf);
+        ls::planValue(problem, problem.values[s], solution.layoutOf);
+    if (plan.targets.empty())
+      continue;
     Operation *previous = nullptr;
     for (unsigned t = 0; t < plan.targets.size(); ++t) {
       auto type = withScaleLayout(cast<RankedTensorType>(v.getType()),
@@ -736,22 +1058,25 @@ PropagationCounts Propagation::run() {
       }
       previous = mat;
 
-      // Hand it to every consumer it serves; collect them for the remark.
-      SmallVector<std::string> why;
-      auto serve = [&](ArrayRef<ScaleUse *> uses, ArrayRef<int> slots) {
-        for (auto [use, slot] : llvm::zip(uses, slots)) {
-          if (slot != static_cast<int>(t))
+      // Hand it to every consumer it serves, exact needs first, then byte
+      // needs, then flows (the plan's slots are per kind, in use order);
+      // collect them for the remark.
+      why.clear();
+      auto serve = [&](NeedKind kind, ArrayRef<int> slots) {
+        unsigned k = 0;
+        for (const ScaleUse &use : usesOf(i)) {
+          if (use.kind != kind || slots[k++] != static_cast<int>(t))
             continue;
-          use->operand->set(mat.getResult());
-          if (use->kind == NeedKind::Flow)
-            why.push_back("flow into " + describeOperand(*use->operand));
+          use.operand->set(mat.getResult());
+          if (kind == NeedKind::Flow)
+            why.push_back("flow into " + describeOperand(*use.operand));
           else
-            why.push_back(describeConsumer(*use));
+            why.push_back(describeConsumer(use));
         }
       };
-      serve(split[i].exact, plan.exactUse);
-      serve(split[i].bytes, plan.byteUse);
-      serve(split[i].flows, plan.flowUse);
+      serve(NeedKind::Exact, plan.exactUse);
+      serve(NeedKind::Bytes, plan.byteUse);
+      serve(NeedKind::Flow, plan.flowUse);
       InFlightDiagnostic remark = mat->emitRemark();
       remark << "scale materialized to " << layouts[plan.targets[t]]
              << (plan.copies[t] ? " (copy)" : " (no copy: same bytes)")

@@ -2,9 +2,8 @@
 
 #include "fp8q/Transforms/ScaleLayoutSolver.h"
 
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <numeric>
@@ -74,7 +73,7 @@ ValuePlan planValue(const Problem &problem, const Value &value,
     sorted.push_back(plan.targets[perm[i]]);
   }
   plan.targets = sorted;
-  for (SmallVector<int, 2> *uses :
+  for (SmallVector<int, 4> *uses :
        {&plan.exactUse, &plan.byteUse, &plan.flowUse})
     for (int &use : *uses)
       if (use >= 0)
@@ -105,6 +104,20 @@ Cost totalCost(const Problem &problem, ArrayRef<unsigned> layoutOf) {
 }
 
 namespace {
+/// Stable insertion sort: the same order as llvm::stable_sort, without the
+/// temporary buffer std::stable_sort allocates on every call (the search
+/// sorts a handful of candidates per node, and a node list per component).
+template <typename T, typename Less>
+void stableSortSmall(MutableArrayRef<T> items, Less less) {
+  for (size_t i = 1; i < items.size(); ++i) {
+    T item = std::move(items[i]);
+    size_t j = i;
+    for (; j > 0 && less(item, items[j - 1]); --j)
+      items[j] = std::move(items[j - 1]);
+    items[j] = std::move(item);
+  }
+}
+
 /// The cost tuple of one value without churn.
 Cost valueOnlyCost(const ValuePlan &plan, const Value &value) {
   Cost cost;
@@ -113,6 +126,159 @@ Cost valueOnlyCost(const ValuePlan &plan, const Value &value) {
   cost.weightedCopies = cost.copies * value.weight;
   return cost;
 }
+
+/// Evaluates value costs for the search without building a ValuePlan.
+///
+/// When layouts fit in a 64-bit mask and `equivalent` is an equivalence
+/// relation (as areEquivalentLayouts is), the materializations of a value
+/// are: one per distinct exact or flow layout other than its own, plus one
+/// per equivalence class of byte needs that neither its own layout nor one
+/// of those covers; the copies are the targets outside its own class. That
+/// is what planValue builds, as a few bit operations on precomputed masks
+/// instead of sorted vectors: the search evaluates values millions of times
+/// on large modules. Other problems (hand-made relations in tests) take
+/// planValue itself.
+class CostModel {
+public:
+  explicit CostModel(const Problem &problem) : problem(problem) {
+    unsigned n = problem.numLayouts;
+    fast = n <= 64;
+    for (unsigned shape = 0; fast && shape < problem.equivalent.size();
+         ++shape) {
+      for (unsigned a = 0; a < n; ++a) {
+        uint64_t mask = 0;
+        for (unsigned b = 0; b < n; ++b)
+          if (problem.areEquivalent(shape, a, b))
+            mask |= uint64_t(1) << b;
+        eqMask.push_back(mask);
+      }
+      // Symmetric and transitive: every member of a class has that class.
+      const uint64_t *eq = &eqMask[shape * n];
+      for (unsigned a = 0; fast && a < n; ++a)
+        for (unsigned b = 0; b < n; ++b)
+          if ((eq[a] >> b & 1) && eq[b] != eq[a]) {
+            fast = false;
+            break;
+          }
+    }
+    if (!fast)
+      return;
+    exactMask.reserve(problem.values.size());
+    byteMask.reserve(problem.values.size());
+    for (const Value &value : problem.values) {
+      uint64_t exact = 0, bytes = 0;
+      for (unsigned layout : value.exactReqs)
+        exact |= uint64_t(1) << layout;
+      for (unsigned layout : value.byteReqs)
+        bytes |= uint64_t(1) << layout;
+      exactMask.push_back(exact);
+      byteMask.push_back(bytes);
+    }
+  }
+
+  /// Cost of value `v` (no churn) when its node has layout `own` and node
+  /// `n` of its flows has `flowLayout(n)`.
+  template <typename FlowLayoutFn>
+  Cost cost(unsigned v, unsigned own, FlowLayoutFn flowLayout,
+            MutableArrayRef<unsigned> layoutOf) const {
+    const Value &value = problem.values[v];
+    if (!fast) {
+      // planValue reads layouts from the whole assignment: set them up.
+      SmallVector<std::pair<unsigned, unsigned>, 4> restore;
+      restore.push_back({value.node, layoutOf[value.node]});
+      for (unsigned node : value.flowsInto)
+        restore.push_back({node, layoutOf[node]});
+      layoutOf[value.node] = own;
+      for (unsigned node : value.flowsInto)
+        layoutOf[node] = flowLayout(node);
+      Cost result = valueOnlyCost(planValue(problem, value, layoutOf), value);
+      for (auto [node, layout] : llvm::reverse(restore))
+        layoutOf[node] = layout;
+      return result;
+    }
+    const uint64_t *eq = &eqMask[value.shape * problem.numLayouts];
+    uint64_t targets = exactMask[v];
+    for (unsigned node : value.flowsInto)
+      targets |= uint64_t(1) << flowLayout(node);
+    targets &= ~(uint64_t(1) << own);
+    uint64_t ownClass = eq[own];
+    int64_t extra = 0;
+    if (uint64_t bytes = byteMask[v] & ~ownClass) {
+      uint64_t covered = ownClass;
+      for (uint64_t t = targets; t; t &= t - 1)
+        covered |= eq[llvm::countr_zero(t)];
+      for (bytes &= ~covered; bytes; bytes &= ~covered) {
+        covered |= eq[llvm::countr_zero(bytes)];
+        ++extra;
+      }
+    }
+    Cost result;
+    result.materializations = llvm::popcount(targets) + extra;
+    result.copies = llvm::popcount(targets & ~ownClass) + extra;
+    result.weightedCopies = result.copies * value.weight;
+    return result;
+  }
+
+  /// Cost of value `v` under the assignment `layoutOf`.
+  Cost cost(unsigned v, MutableArrayRef<unsigned> layoutOf) const {
+    return cost(
+        v, layoutOf[problem.values[v].node],
+        [&](unsigned node) { return layoutOf[node]; }, layoutOf);
+  }
+
+private:
+  const Problem &problem;
+  bool fast = false;
+  /// eqMask[shape * numLayouts + a]: the layouts equivalent to a.
+  std::vector<uint64_t> eqMask;
+  /// Per value: its exact and byte requirements as layout masks.
+  std::vector<uint64_t> exactMask, byteMask;
+};
+
+/// State shared by the searches of all components, indexed by node and
+/// value ids, so that a component costs no allocation of its own.
+struct SearchState {
+  SearchState(const Problem &problem) {
+    unsigned numNodes = problem.nodes.size();
+    unassigned.assign(numNodes, 0);
+    bestLayouts.assign(numNodes, 0);
+    bounds.resize(problem.values.size());
+    // incident[node]: the values touching it (own node or flow), by id.
+    SmallVector<unsigned> counts(numNodes + 1, 0);
+    auto forEachTouched = [&](const Value &value, auto fn) {
+      fn(value.node);
+      for (auto [i, node] : llvm::enumerate(value.flowsInto))
+        if (node != value.node &&
+            !llvm::is_contained(ArrayRef(value.flowsInto).take_front(i), node))
+          fn(node);
+    };
+    for (const Value &value : problem.values)
+      forEachTouched(value, [&](unsigned node) { ++counts[node + 1]; });
+    incidentStart.assign(numNodes + 1, 0);
+    for (unsigned n = 0; n < numNodes; ++n)
+      incidentStart[n + 1] = incidentStart[n] + counts[n + 1];
+    incidentList.resize(incidentStart[numNodes]);
+    SmallVector<unsigned> fill(incidentStart.begin(), incidentStart.end() - 1);
+    for (unsigned v = 0; v < problem.values.size(); ++v)
+      forEachTouched(problem.values[v],
+                     [&](unsigned node) { incidentList[fill[node]++] = v; });
+  }
+
+  ArrayRef<unsigned> incident(unsigned node) const {
+    return ArrayRef(incidentList)
+        .slice(incidentStart[node],
+               incidentStart[node + 1] - incidentStart[node]);
+  }
+
+  /// Free nodes of the component being searched that have no layout yet.
+  std::vector<char> unassigned;
+  /// The component's free nodes in search order (reused: a module has one
+  /// component per scale producer).
+  std::vector<unsigned> order;
+  std::vector<unsigned> bestLayouts;
+  std::vector<Cost> bounds;
+  std::vector<unsigned> incidentStart, incidentList;
+};
 
 /// Branch and bound over the free nodes of one connected component.
 ///
@@ -125,45 +291,38 @@ Cost valueOnlyCost(const ValuePlan &plan, const Value &value) {
 /// first, and each node's candidates cheapest bound first.
 class ComponentSearch {
 public:
-  ComponentSearch(const Problem &problem, ArrayRef<unsigned> candidates,
+  ComponentSearch(const Problem &problem, const CostModel &model,
+                  SearchState &state, ArrayRef<unsigned> candidates,
                   std::vector<unsigned> &layoutOf, ArrayRef<unsigned> freeNodes,
                   ArrayRef<unsigned> values, uint64_t budget)
-      : problem(problem), candidates(candidates), layoutOf(layoutOf),
-        values(values), budget(budget) {
-    for (unsigned node : freeNodes) {
-      assigned[node] = false;
-      incident[node];
-    }
-    for (unsigned v : values) {
-      const Value &value = problem.values[v];
-      SmallVector<unsigned, 4> touched{value.node};
-      for (unsigned node : value.flowsInto)
-        if (!llvm::is_contained(touched, node))
-          touched.push_back(node);
-      for (unsigned node : touched)
-        if (incident.count(node))
-          incident[node].push_back(v);
-    }
+      : problem(problem), model(model), state(state), candidates(candidates),
+        layoutOf(layoutOf), values(values), budget(budget), order(state.order) {
+    for (unsigned node : freeNodes)
+      state.unassigned[node] = 1;
     order.assign(freeNodes.begin(), freeNodes.end());
-    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-      return incident[a].size() > incident[b].size();
-    });
+    auto moreConnected = [&](unsigned a, unsigned b) {
+      return state.incident(a).size() > state.incident(b).size();
+    };
+    if (order.size() <= 16)
+      stableSortSmall(MutableArrayRef<unsigned>(order), moreConnected);
+    else
+      llvm::stable_sort(order, moreConnected);
   }
 
   /// Returns false when the budget ran out.
   bool run() {
     // The current layouts are the bound to beat.
-    best = totalOf(layoutOf);
+    best = totalOf();
     for (unsigned node : order)
-      bestLayouts[node] = layoutOf[node];
+      state.bestLayouts[node] = layoutOf[node];
     for (unsigned v : values) {
-      bounds[v] = bound(v);
-      sum += bounds[v];
+      state.bounds[v] = bound(v);
+      sum += state.bounds[v];
     }
     search(0, 0);
     for (unsigned node : order) {
-      layoutOf[node] = bestLayouts[node];
-      assigned[node] = true;
+      layoutOf[node] = state.bestLayouts[node];
+      state.unassigned[node] = 0;
     }
     return !exhausted;
   }
@@ -172,8 +331,8 @@ public:
   /// lowers the cost. Used only when the exact search ran out of budget.
   void improveLocally() {
     for (unsigned node : order)
-      layoutOf[node] = bestLayouts[node];
-    Cost cost = totalOf(layoutOf);
+      layoutOf[node] = state.bestLayouts[node];
+    Cost cost = totalOf();
     bool changed = true;
     while (changed) {
       changed = false;
@@ -181,7 +340,7 @@ public:
         unsigned keep = layoutOf[node];
         for (unsigned layout : candidates) {
           layoutOf[node] = layout;
-          Cost next = totalOf(layoutOf);
+          Cost next = totalOf();
           if (next < cost) {
             cost = next;
             keep = layout;
@@ -194,48 +353,36 @@ public:
   }
 
 private:
-  Cost totalOf(ArrayRef<unsigned> layouts) const {
+  Cost totalOf() const {
     Cost cost;
     for (unsigned v : values)
-      cost += valueCost(problem, problem.values[v], layouts);
+      cost += model.cost(v, layoutOf);
     for (unsigned node : order)
-      if (layouts[node] != problem.nodes[node].layout)
+      if (layoutOf[node] != problem.nodes[node].layout)
         ++cost.churn;
     return cost;
-  }
-
-  bool isAssigned(unsigned node) const {
-    auto it = assigned.find(node);
-    return it == assigned.end() || it->second;
   }
 
   /// Cheapest cost `v` can still get (see the class comment).
   Cost bound(unsigned v) {
     ++steps;
     const Value &value = problem.values[v];
-    SmallVector<unsigned, 4> owns;
-    if (isAssigned(value.node))
-      owns.push_back(layoutOf[value.node]);
-    else
-      owns.assign(candidates.begin(), candidates.end());
+    auto flowLayout = [&](unsigned own) {
+      return [&, own](unsigned node) {
+        return state.unassigned[node] ? own : layoutOf[node];
+      };
+    };
+    if (!state.unassigned[value.node]) {
+      unsigned own = layoutOf[value.node];
+      return model.cost(v, own, flowLayout(own), layoutOf);
+    }
     Cost bestCost;
     bool first = true;
-    // Try each layout in place, then put the unassigned entries back.
-    SmallVector<std::pair<unsigned, unsigned>, 4> restore;
-    restore.push_back({value.node, layoutOf[value.node]});
-    for (unsigned node : value.flowsInto)
-      restore.push_back({node, layoutOf[node]});
-    for (unsigned own : owns) {
-      layoutOf[value.node] = own;
-      for (unsigned node : value.flowsInto)
-        if (!isAssigned(node))
-          layoutOf[node] = own;
-      Cost cost = valueOnlyCost(planValue(problem, value, layoutOf), value);
+    for (unsigned own : candidates) {
+      Cost cost = model.cost(v, own, flowLayout(own), layoutOf);
       if (first || cost < bestCost)
         bestCost = cost;
       first = false;
-      for (auto [node, layout] : llvm::reverse(restore))
-        layoutOf[node] = layout;
     }
     return bestCost;
   }
@@ -243,24 +390,24 @@ private:
   void assign(unsigned node, unsigned layout,
               SmallVectorImpl<std::pair<unsigned, Cost>> &saved) {
     layoutOf[node] = layout;
-    assigned[node] = true;
-    for (unsigned v : incident[node]) {
-      saved.push_back({v, bounds[v]});
-      sum -= bounds[v];
-      bounds[v] = bound(v);
-      sum += bounds[v];
+    state.unassigned[node] = 0;
+    for (unsigned v : state.incident(node)) {
+      saved.push_back({v, state.bounds[v]});
+      sum -= state.bounds[v];
+      state.bounds[v] = bound(v);
+      sum += state.bounds[v];
     }
   }
 
   void unassign(unsigned node, unsigned current,
                 ArrayRef<std::pair<unsigned, Cost>> saved) {
     for (auto [v, cost] : llvm::reverse(saved)) {
-      sum -= bounds[v];
-      bounds[v] = cost;
+      sum -= state.bounds[v];
+      state.bounds[v] = cost;
       sum += cost;
     }
     layoutOf[node] = current;
-    assigned[node] = false;
+    state.unassigned[node] = 1;
   }
 
   void search(unsigned depth, int64_t churn) {
@@ -275,7 +422,7 @@ private:
     if (depth == order.size()) {
       best = lower;
       for (unsigned node : order)
-        bestLayouts[node] = layoutOf[node];
+        state.bestLayouts[node] = layoutOf[node];
       return;
     }
     unsigned node = order[depth];
@@ -286,18 +433,20 @@ private:
     for (unsigned layout : candidates)
       if (layout != current)
         layouts.push_back(layout);
+    SmallVector<std::pair<unsigned, Cost>, 8> saved;
     for (unsigned layout : layouts) {
-      SmallVector<std::pair<unsigned, Cost>, 8> saved;
+      saved.clear();
       assign(node, layout, saved);
       Cost c = sum;
       c.churn = churn + (layout != current);
       tries.push_back({c, layout});
       unassign(node, current, saved);
     }
-    llvm::stable_sort(
-        tries, [](const auto &a, const auto &b) { return a.first < b.first; });
+    stableSortSmall(
+        MutableArrayRef<std::pair<Cost, unsigned>>(tries),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
     for (auto &[cost, layout] : tries) {
-      SmallVector<std::pair<unsigned, Cost>, 8> saved;
+      saved.clear();
       assign(node, layout, saved);
       search(depth + 1, churn + (layout != current));
       unassign(node, current, saved);
@@ -305,15 +454,14 @@ private:
   }
 
   const Problem &problem;
+  const CostModel &model;
+  SearchState &state;
   ArrayRef<unsigned> candidates;
   std::vector<unsigned> &layoutOf;
   ArrayRef<unsigned> values;
   uint64_t budget;
-  std::vector<unsigned> order;
-  DenseMap<unsigned, bool> assigned;
-  DenseMap<unsigned, std::vector<unsigned>> incident;
-  DenseMap<unsigned, Cost> bounds;
-  DenseMap<unsigned, unsigned> bestLayouts;
+  /// Free nodes, most connected first.
+  std::vector<unsigned> &order;
   Cost sum;
   Cost best;
   uint64_t steps = 0;
@@ -328,35 +476,69 @@ Solution solve(const Problem &problem, ArrayRef<unsigned> candidates,
   for (const Node &node : problem.nodes)
     solution.layoutOf.push_back(node.layout);
 
-  // Components: nodes joined by flows.
-  EquivalenceClasses<unsigned> components;
-  for (unsigned n = 0; n < numNodes; ++n)
-    components.insert(n);
+  // Components: nodes joined by flows (union-find with path halving).
+  std::vector<unsigned> parent(numNodes);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](unsigned n) {
+    while (parent[n] != n)
+      n = parent[n] = parent[parent[n]];
+    return n;
+  };
   for (const Value &value : problem.values)
-    for (unsigned node : value.flowsInto)
-      components.unionSets(value.node, node);
+    for (unsigned node : value.flowsInto) {
+      unsigned a = find(value.node), b = find(node);
+      if (a != b)
+        parent[std::max(a, b)] = std::min(a, b);
+    }
 
-  // Group free nodes and values by component leader, in id order so the
-  // search is deterministic.
-  std::vector<std::vector<unsigned>> freeOf(numNodes), valuesOf(numNodes);
-  auto leader = [&](unsigned n) { return components.getLeaderValue(n); };
+  // Free nodes and values of each component (by its smallest node), in id
+  // order so the search is deterministic. Components are independent: the
+  // order they are solved in does not matter.
+  SmallVector<unsigned> freeCount(numNodes + 1, 0), valueCount(numNodes + 1, 0);
   for (unsigned n = 0; n < numNodes; ++n)
     if (!problem.nodes[n].pinned)
-      freeOf[leader(n)].push_back(n);
-  for (unsigned v = 0; v < problem.values.size(); ++v)
-    valuesOf[leader(problem.values[v].node)].push_back(v);
+      ++freeCount[find(n) + 1];
+  for (const Value &value : problem.values)
+    ++valueCount[find(value.node) + 1];
+  for (unsigned n = 0; n < numNodes; ++n) {
+    freeCount[n + 1] += freeCount[n];
+    valueCount[n + 1] += valueCount[n];
+  }
+  std::vector<unsigned> freeNodes(freeCount[numNodes]),
+      componentValues(valueCount[numNodes]);
+  {
+    SmallVector<unsigned> nextFree(freeCount.begin(), freeCount.end() - 1),
+        nextValue(valueCount.begin(), valueCount.end() - 1);
+    for (unsigned n = 0; n < numNodes; ++n)
+      if (!problem.nodes[n].pinned)
+        freeNodes[nextFree[find(n)]++] = n;
+    for (unsigned v = 0; v < problem.values.size(); ++v)
+      componentValues[nextValue[find(problem.values[v].node)]++] = v;
+  }
 
+  CostModel model(problem);
+  SearchState state(problem);
   for (unsigned root = 0; root < numNodes; ++root) {
-    if (freeOf[root].empty())
+    if (freeCount[root] == freeCount[root + 1])
       continue;
-    ComponentSearch search(problem, candidates, solution.layoutOf, freeOf[root],
-                           valuesOf[root], budget);
+    ArrayRef<unsigned> rootFree = ArrayRef(freeNodes).slice(
+        freeCount[root], freeCount[root + 1] - freeCount[root]);
+    ArrayRef<unsigned> rootValues =
+        ArrayRef(componentValues)
+            .slice(valueCount[root], valueCount[root + 1] - valueCount[root]);
+    ComponentSearch search(problem, model, state, candidates, solution.layoutOf,
+                           rootFree, rootValues, budget);
     if (!search.run()) {
       solution.provenMinimal = false;
       search.improveLocally();
     }
   }
-  solution.cost = totalCost(problem, solution.layoutOf);
+  for (unsigned v = 0; v < problem.values.size(); ++v)
+    solution.cost += model.cost(v, solution.layoutOf);
+  for (unsigned n = 0; n < numNodes; ++n)
+    if (!problem.nodes[n].pinned &&
+        solution.layoutOf[n] != problem.nodes[n].layout)
+      ++solution.cost.churn;
   return solution;
 }
 

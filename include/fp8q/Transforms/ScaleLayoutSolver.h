@@ -92,9 +92,11 @@ struct Value {
   /// How often the value is defined relative to its function's entry
   /// (loops, call sites): a tie-breaker between equally many copies.
   int64_t weight = 1;
-  llvm::SmallVector<unsigned, 2> exactReqs;
-  llvm::SmallVector<unsigned, 2> byteReqs;
-  llvm::SmallVector<unsigned, 2> flowsInto;
+  /// Room for the usual handful of consumers without a heap allocation
+  /// (a module has one Value per scale: allocations add up).
+  llvm::SmallVector<unsigned, 4> exactReqs;
+  llvm::SmallVector<unsigned, 4> byteReqs;
+  llvm::SmallVector<unsigned, 4> flowsInto;
 };
 
 /// The whole problem.
@@ -119,7 +121,7 @@ struct ValuePlan {
   llvm::SmallVector<bool, 2> copies;
   /// For each requirement (in Value order): index into targets, or -1 when
   /// the value serves it as it is.
-  llvm::SmallVector<int, 2> exactUse, byteUse, flowUse;
+  llvm::SmallVector<int, 4> exactUse, byteUse, flowUse;
 };
 
 /// Works out the materializations of `value` when nodes have `layoutOf`.
