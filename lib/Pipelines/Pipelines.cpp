@@ -37,6 +37,9 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   // have no bufferization of their own: make them linalg.generic first.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  // Bounds the alias sets One-Shot Bufferize proves in-place writes
+  // against; without it bufferization is quadratic in the model's layers.
+  pm.addPass(createFreshElementwiseInits());
   pm.addPass(createBufferize());
   // Upstream's buffer-deallocation-pipeline minus
   // buffer-deallocation-simplification: that pass costs time quadratic in

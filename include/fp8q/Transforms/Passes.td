@@ -163,4 +163,49 @@ def HandPlacedCopies : Pass<"fp8q-hand-placed-copies", "mlir::ModuleOp"> {
   ];
 }
 
+def FreshElementwiseInits
+    : Pass<"fp8q-fresh-elementwise-inits", "mlir::ModuleOp"> {
+  let summary = "Give elementwise linalg.generic ops a fresh alloc_tensor "
+                "init where writing in place would need a copy or grow a "
+                "long in-place chain";
+  let description = [{
+    A bufferization-preparation pass of `--fp8q-pipeline`, run after
+    `--convert-elementwise-to-linalg` and `--empty-tensor-to-alloc-tensor`
+    and before One-Shot Bufferize. It changes no value computed, only which
+    buffer a result may be written into.
+
+    `convert-elementwise-to-linalg` takes an operand of the result's type as
+    the init of each generic, so that the result may reuse its buffer.
+    One-Shot Bufferize then proves every in-place write free of conflicts
+    against every use of every value aliasing that buffer. In a model's
+    decode step those alias sets grow with the function: the residual
+    stream chains every layer's adds into one buffer, and the splat 1.0 of
+    each SiLU folds into one constant that every layer's init names; the
+    analysis becomes quadratic in the number of layers.
+
+    An elementwise (all-parallel) generic on tensors whose payload never
+    reads an init keeps that init only when the init value is not a
+    constant (a write into a constant is always a copy), has no use after
+    the generic (a later use would force a copy), and the chain of in-place
+    writes it extends is at most `max-in-place-chain` long. Otherwise the
+    init becomes a `bufferization.alloc_tensor` of the same type. Running
+    the pass twice changes nothing.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"maxInPlaceChain", "max-in-place-chain", "unsigned",
+           /*default=*/"16",
+           "Longest chain of elementwise ops writing in place into one "
+           "buffer (bounds One-Shot Bufferize's alias sets); 0 gives every "
+           "elementwise generic a fresh init">
+  ];
+  let statistics = [
+    Statistic<"numFreshInits", "fresh-inits",
+              "Elementwise inits replaced by a fresh alloc_tensor">,
+    Statistic<"numInPlaceInits", "in-place-inits",
+              "Elementwise inits kept for an in-place write">
+  ];
+}
+
 #endif // FP8Q_TRANSFORMS_PASSES_TD
