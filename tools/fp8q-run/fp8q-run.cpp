@@ -21,6 +21,7 @@
 #include "fp8q/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
@@ -117,10 +118,24 @@ void describe(Argument &arg, ArrayRef<int64_t> shape) {
   }
 }
 
+/// True if the entry's argument `arg` is a stack of per-layer vectors: a
+/// rank-2 tensor that `--layers-as-loop` slices one row per iteration
+/// (every use a tensor.extract_slice to rank 1), e.g. the norm weights.
+bool isStackedVectors(BlockArgument arg) {
+  if (cast<RankedTensorType>(arg.getType()).getRank() != 2 || arg.use_empty())
+    return false;
+  return llvm::all_of(arg.getUsers(), [](Operation *user) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    return slice && slice.getType().getRank() == 1;
+  });
+}
+
 /// Seeded inputs for the entry's arguments: bf16 activations ~ N(0, 1),
-/// bf16 norm weights ~ 1 + N(0, 0.1), FP8 weights ~ N(0, 1/sqrt(K))
-/// quantized per 128x128 block with their f32 block scales (the argument
-/// that follows each weight).
+/// bf16 norm weights ~ 1 + N(0, 0.1) (rank 1, or a stack of them), FP8
+/// weights ~ N(0, 1/sqrt(K)) quantized per 128x128 block with their f32
+/// block scales (the argument that follows each weight). A rank-3 FP8
+/// weight [L, N, K] with its [L, N/128, K/128] scale is the stack of L
+/// layers' weights that `--layers-as-loop` slices.
 FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
                                             uint64_t seedValue) {
   // splitmix64 and an Irwin-Hall sum of four uniforms: plenty for test
@@ -140,15 +155,17 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
   ArrayRef<Type> types = fn.getArgumentTypes();
   for (size_t i = 0; i < types.size(); ++i) {
     auto type = dyn_cast<RankedTensorType>(types[i]);
-    if (!type || !type.hasStaticShape() || type.getRank() > 2)
+    if (!type || !type.hasStaticShape() || type.getRank() < 1 ||
+        type.getRank() > 3)
       return fn.emitError("fp8q-run: argument #")
-             << i << " must be a static tensor of rank 1 or 2, got "
+             << i << " must be a static tensor of rank 1 to 3, got "
              << types[i];
     Type elt = type.getElementType();
     int64_t n = type.getNumElements();
     Argument &arg = args[i];
-    if (elt.isBF16()) {
-      bool norm = type.getRank() == 1;
+    if (elt.isBF16() && type.getRank() <= 2) {
+      bool norm =
+          type.getRank() == 1 || isStackedVectors(fn.getBody().getArgument(i));
       std::vector<float> values(n);
       arg.bytes.resize(2 * n);
       auto *bits = reinterpret_cast<uint16_t *>(arg.bytes.data());
@@ -161,39 +178,55 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
       arg.reference = fp8q::RefTensor::make(type.getShape(), values);
       continue;
     }
-    if (fp8q::isFp8Type(elt) && type.getRank() == 2) {
+    if (fp8q::isFp8Type(elt) && type.getRank() >= 2) {
       auto scaleType = i + 1 < types.size()
                            ? dyn_cast<RankedTensorType>(types[i + 1])
                            : RankedTensorType();
-      int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+      // A rank-3 weight is a stack of `layers` rank-2 weights.
+      int64_t rank = type.getRank();
+      int64_t layers = rank == 3 ? type.getDimSize(0) : 1;
+      int64_t rows = type.getDimSize(rank - 2),
+              cols = type.getDimSize(rank - 1);
       int64_t blocksN = (rows + 127) / 128, blocksK = cols / 128;
+      SmallVector<int64_t, 3> scaleShape;
+      if (rank == 3)
+        scaleShape.push_back(layers);
+      scaleShape.append({blocksN, blocksK});
       if (!scaleType || !scaleType.getElementType().isF32() ||
-          scaleType.getShape() != ArrayRef<int64_t>{blocksN, blocksK})
-        return fn.emitError("fp8q-run: FP8 weight argument #")
-               << i << " must be followed by its [" << blocksN << ", "
-               << blocksK << "] f32 block scale";
+          scaleType.getShape() != ArrayRef<int64_t>(scaleShape)) {
+        InFlightDiagnostic diag =
+            fn.emitError("fp8q-run: FP8 weight argument #")
+            << i << " must be followed by its [";
+        llvm::interleaveComma(scaleShape, diag);
+        return diag << "] f32 block scale";
+      }
       int fp8 = isa<Float8E4M3FNUZType>(elt) ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN;
       float sigma = 1.0f / std::sqrt(float(cols));
       std::vector<float> w(n);
       for (float &v : w)
         v = sigma * normal();
-      std::vector<float> scales(blocksN * blocksK), decoded(n);
+      std::vector<float> scales(layers * blocksN * blocksK), decoded(n);
       arg.bytes.resize(n);
-      for (int64_t bn = 0; bn < blocksN; ++bn)
-        for (int64_t bk = 0; bk < blocksK; ++bk) {
-          float amax = 0;
-          for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
-            for (int64_t c = bk * 128; c < bk * 128 + 128; ++c)
-              amax = std::max(amax, std::fabs(w[r * cols + c]));
-          float s = fp8q_quant_scale(amax, fp8);
-          scales[bn * blocksK + bk] = s;
-          for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
-            for (int64_t c = bk * 128; c < bk * 128 + 128; ++c) {
-              uint8_t code = fp8q_quantize_value(w[r * cols + c], s, fp8);
-              arg.bytes[r * cols + c] = code;
-              decoded[r * cols + c] = fp8q_fp8_decode(code, fp8);
-            }
-        }
+      for (int64_t l = 0; l < layers; ++l) {
+        int64_t base = l * rows * cols;
+        float *layerScales = scales.data() + l * blocksN * blocksK;
+        for (int64_t bn = 0; bn < blocksN; ++bn)
+          for (int64_t bk = 0; bk < blocksK; ++bk) {
+            float amax = 0;
+            for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
+              for (int64_t c = bk * 128; c < bk * 128 + 128; ++c)
+                amax = std::max(amax, std::fabs(w[base + r * cols + c]));
+            float s = fp8q_quant_scale(amax, fp8);
+            layerScales[bn * blocksK + bk] = s;
+            for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
+              for (int64_t c = bk * 128; c < bk * 128 + 128; ++c) {
+                int64_t e = base + r * cols + c;
+                uint8_t code = fp8q_quantize_value(w[e], s, fp8);
+                arg.bytes[e] = code;
+                decoded[e] = fp8q_fp8_decode(code, fp8);
+              }
+          }
+      }
       describe(arg, type.getShape());
       arg.reference = fp8q::RefTensor::make(type.getShape(), decoded);
       Argument &scaleArg = args[++i];
@@ -357,8 +390,12 @@ int main(int argc, char **argv) {
                 " with a body and one result in " + inputFile);
   auto resultType = dyn_cast<RankedTensorType>(fn.getResultTypes()[0]);
   if (!resultType || !resultType.hasStaticShape() ||
-      resultType.getRank() != 2 || !resultType.getElementType().isBF16())
-    return fail("@" + entryName + " must return a static 2-D bf16 tensor");
+      resultType.getRank() != 2 || !resultType.getElementType().isBF16()) {
+    fn.emitError("fp8q-run: @")
+        << entryName << " must return a static 2-D bf16 tensor, not "
+        << fn.getResultTypes()[0];
+    return 1;
+  }
   std::string runtime =
       runtimeLib.empty() ? defaultRuntime(argv[0]) : runtimeLib.getValue();
   if (!llvm::sys::fs::exists(runtime))
