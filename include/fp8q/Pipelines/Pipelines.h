@@ -10,8 +10,8 @@
 //   5. --fp8q-lower-to-runtime        (fp8q_rt_* calls, strides travel)
 //   6. lowering to LLVM: linalg to loops, splitting of large functions
 //      into chunks (--fp8q-outline-loops), affine, scf to cf,
-//      expand-strided-metadata, memref/arith/math/index/func/cf to LLVM,
-//      reconcile-unrealized-casts.
+//      expand-strided-metadata, one convert-to-llvm for
+//      memref/arith/math/index/func/cf/ub, reconcile-unrealized-casts.
 // Upstream ops in the module (arith, math, tensor, linalg, bufferization,
 // memref, scf, func) go along.
 //
@@ -25,6 +25,7 @@
 #include <string>
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 } // namespace mlir
 
@@ -70,6 +71,14 @@ struct Fp8qPipelineOptions
 /// builtin.module. Callable from other compilers' pass managers.
 void buildFp8qPipeline(mlir::OpPassManager &pm,
                        const Fp8qPipelineOptions &options);
+
+/// Adds to `registry` what `buildFp8qPipeline` needs in the context that
+/// runs it, and nothing more: the fp8q dialect and the upstream dialects of
+/// its input and output, the bufferization and deallocation external models
+/// of the upstream dialects it bufferizes, and the ConvertToLLVM interfaces
+/// of the dialects it lowers. A compiler embedding the pipeline calls this
+/// instead of registering every upstream dialect and extension.
+void registerFp8qPipelineDependencies(mlir::DialectRegistry &registry);
 
 /// Registers `--fp8q-pipeline` with the global pass pipeline registry.
 void registerFp8qPipelines();
