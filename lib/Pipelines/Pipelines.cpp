@@ -5,8 +5,7 @@
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Transforms/Passes.h"
 
-#include "fp8q/Dialect/IR/Fp8qDialect.h"
-#include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/InitFp8q.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -117,12 +116,12 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
 }
 
 void registerFp8qPipelineDependencies(DialectRegistry &registry) {
-  registry.insert<Fp8qDialect, affine::AffineDialect, arith::ArithDialect,
+  registerFp8qDialects(registry);
+  registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
-  fp8q::registerBufferizableOpInterfaceExternalModels(registry);
   // Stage 4: One-Shot Bufferize and ownership-based deallocation.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
 
 namespace fp8q {
@@ -69,14 +70,9 @@ struct FreshElementwiseInitsPass
           continue;
         }
         OpBuilder builder(op);
-        auto type = cast<RankedTensorType>(value.getType());
-        SmallVector<Value> dynamicSizes;
-        for (int64_t dim = 0; dim < type.getRank(); ++dim)
-          if (type.isDynamicDim(dim))
-            dynamicSizes.push_back(
-                tensor::DimOp::create(builder, op.getLoc(), value, dim));
-        init.set(bufferization::AllocTensorOp::create(builder, op.getLoc(),
-                                                      type, dynamicSizes));
+        init.set(bufferization::AllocTensorOp::create(
+            builder, op.getLoc(), cast<RankedTensorType>(value.getType()),
+            tensor::createDynamicDimValues(builder, op.getLoc(), value)));
         chain[result] = 1;
         ++numFreshInits;
       }
