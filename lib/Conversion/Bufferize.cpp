@@ -23,6 +23,23 @@ using namespace mlir;
 
 namespace {
 
+/// A public function's signature is its ABI (SPEC): its tensor arguments
+/// are read-only unless marked `bufferization.writable = true`. One-Shot
+/// Bufferize treats an unmarked argument as writable and writes results
+/// into it in place (a residual add into the caller's activations), so
+/// mark every unmarked one `false`; the analysis then copies on write.
+void markPublicArgumentsReadOnly(ModuleOp module) {
+  StringRef writable = bufferization::BufferizationDialect::kWritableAttrName;
+  auto readOnly = BoolAttr::get(module.getContext(), false);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<TensorType>(type) && !func.getArgAttr(index, writable))
+        func.setArgAttr(index, writable, readOnly);
+  }
+}
+
 struct BufferizePass : public fp8q::impl::BufferizeBase<BufferizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -32,6 +49,8 @@ struct BufferizePass : public fp8q::impl::BufferizeBase<BufferizePass> {
       else
         ++numMaterializeCopies;
     });
+
+    markPublicArgumentsReadOnly(module);
 
     bufferization::OneShotBufferizationOptions options;
     fp8q::configureFp8qBufferization(options);

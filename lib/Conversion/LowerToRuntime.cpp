@@ -9,6 +9,7 @@
 
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
+#include "fp8q/Support/Diagnostics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -119,9 +120,10 @@ private:
     if (decl && compatible(decl.getFunctionType().getInputs(), argTypes))
       return decl;
     InFlightDiagnostic diag =
-        user->emitError() << "cannot call runtime entry point @" << name
-                          << ": the module already defines that symbol with "
-                             "an incompatible signature";
+        fp8q::emitErrorAt(user)
+        << "cannot call runtime entry point @" << name
+        << ": the module already defines that symbol with "
+           "an incompatible signature";
     diag.attachNote(existing->getLoc()) << "defined here";
     return failure();
   }
@@ -214,7 +216,7 @@ struct LowerToRuntimePass
     if (auto gemm = dyn_cast<BufferGemmOp>(op)) {
       std::optional<Kernel> kernel = gemm.getKernel();
       if (!kernel)
-        return gemm.emitOpError()
+        return fp8q::emitOpErrorAt(gemm)
                << "has no kernel; run --fp8q-select-kernels or name one "
                   "with kernel = #fp8q.kernel<...> before lowering to the "
                   "runtime";

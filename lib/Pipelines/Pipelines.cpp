@@ -73,6 +73,10 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   // against; without it bufferization is quadratic in the model's layers.
   pm.addPass(createFreshElementwiseInits());
   pm.addPass(createBufferize());
+  // A private function that returns an argument unchanged (the TP handoff
+  // of a scale) returns nothing after this: callers use their own buffer
+  // and deallocation has no borrowed buffer to clone.
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   // Upstream's buffer-deallocation-pipeline minus
   // buffer-deallocation-simplification: that pass costs time quadratic in
   // the buffers of one function (40% of compiling a 78-layer model) and
@@ -86,7 +90,9 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createLowerDeallocationsPass());
   // Ownership-based deallocation clones a buffer it returns without owning
-  // it (e.g. a result that may alias an argument): lower those clones too.
+  // it (e.g. a result that may alias an argument): lower those clones too,
+  // the strided ones (column-major scales) first, which upstream cannot.
+  pm.addPass(createLowerStridedClones());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/Support/Diagnostics.h"
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
@@ -203,8 +204,9 @@ LogicalResult allocateResults(RewriterBase &rewriter, Operation *op,
         rewriter, op->getLoc(), cast<RankedTensorType>(result.getType()),
         rowsSource, options);
     if (failed(buffer))
-      return op->emitError() << "cannot allocate a buffer for result of type "
-                             << result.getType();
+      return fp8q::emitErrorAt(op)
+             << "cannot allocate a buffer for result of type "
+             << result.getType();
     buffers.push_back(*buffer);
   }
   return success();
@@ -324,8 +326,9 @@ struct MaterializeOpModel
       return failure();
     auto sourceMemRef = dyn_cast<MemRefType>(*sourceType);
     if (!sourceMemRef)
-      return op->emitError("materialize operand must bufferize to a ranked "
-                           "memref");
+      return fp8q::emitErrorAt(op)
+             << ("materialize operand must bufferize to a ranked "
+                 "memref");
     return cast<BufferLikeType>(Type(
         getViewType(resultType, sourceMemRef.getStridesAndOffset().second)));
   }
@@ -360,7 +363,7 @@ struct MaterializeOpModel
     FailureOr<Value> dest =
         allocateResult(rewriter, loc, resultType, *source, options);
     if (failed(dest))
-      return op->emitError()
+      return fp8q::emitErrorAt(op)
              << "cannot allocate a buffer for result of type " << resultType;
     BufferMaterializeOp::create(rewriter, loc, *source, *dest);
     replaceOpWithBufferizedValues(rewriter, op, *dest);

@@ -55,6 +55,7 @@
 
 #include "fp8q/Transforms/PropagateScaleLayout.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Support/Diagnostics.h"
 #include "fp8q/Target/KernelContracts.h"
 #include "fp8q/Transforms/Passes.h"
 #include "fp8q/Transforms/ScaleLayoutSolver.h"
@@ -944,7 +945,7 @@ PropagationCounts Propagation::run() {
         break;
       }
       if (use.unknown)
-        use.operand->getOwner()->emitRemark()
+        fp8q::emitRemarkAt(use.operand->getOwner())
             << "operand #" << use.operand->getOperandNumber()
             << " gets row_major: unknown scale consumer";
     }
@@ -964,8 +965,9 @@ PropagationCounts Propagation::run() {
                           << (solution.provenMinimal ? "" : " (not proven)")
                           << "\n");
   if (!solution.provenMinimal)
-    module.emitRemark() << "scale-layout search budget exhausted; the "
-                           "assignment is the best found, not proven minimal";
+    fp8q::emitRemarkAt(module)
+        << "scale-layout search budget exhausted; the "
+           "assignment is the best found, not proven minimal";
 
   // Retype free nodes, then their values (those of relevant nodes are the
   // solver's values, and the rare flow targets outside `values`).
@@ -1077,7 +1079,7 @@ PropagationCounts Propagation::run() {
       serve(NeedKind::Exact, plan.exactUse);
       serve(NeedKind::Bytes, plan.byteUse);
       serve(NeedKind::Flow, plan.flowUse);
-      InFlightDiagnostic remark = mat->emitRemark();
+      InFlightDiagnostic remark = fp8q::emitRemarkAt(mat);
       remark << "scale materialized to " << layouts[plan.targets[t]]
              << (plan.copies[t] ? " (copy)" : " (no copy: same bytes)")
              << " for " << why.size() << " consumer"
@@ -1118,7 +1120,7 @@ struct PropagateScaleLayoutPass
     // Release LLVM builds (Debian's among them) compile pass statistics out;
     // this remark carries the same counts to the user.
     if (reportCounts)
-      getOperation().emitRemark()
+      fp8q::emitRemarkAt(getOperation())
           << "fp8q-propagate-scale-layout: " << counts.inserted
           << " materializations inserted, " << counts.fused
           << " producers fused, " << counts.removed

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8q/Support/Diagnostics.h"
 #include "fp8q/Target/KernelContracts.h"
 #include "fp8q/Target/Preshuffle.h"
 #include "fp8q/Target/TunedShapes.h"
@@ -245,10 +246,11 @@ FailureOr<Value> SelectKernelsPass::convertWeight(GemmOp gemm, Type want) {
   if (auto cst = weight.getDefiningOp<arith::ConstantOp>())
     dense = dyn_cast<DenseElementsAttr>(cst.getValue());
   if (!dense || type.getEncoding()) {
-    gemm.emitOpError() << "w has " << type.getElementType() << " but " << want
-                       << " is needed, and fix-fp8-type converts only plain "
-                          "dense constant weights; convert this weight to "
-                       << want << " where it is loaded";
+    fp8q::emitOpErrorAt(gemm)
+        << "w has " << type.getElementType() << " but " << want
+        << " is needed, and fix-fp8-type converts only plain "
+           "dense constant weights; convert this weight to "
+        << want << " where it is loaded";
     return failure();
   }
   double factor = isa<Float8E4M3FNUZType>(want) ? 0.5 : 1.0;
@@ -268,8 +270,8 @@ FailureOr<Value> SelectKernelsPass::convertWeight(GemmOp gemm, Type want) {
         (losesInfo || status != llvm::APFloat::opOK)) {
       SmallString<16> text;
       wide.toString(text); // exact decimal of the fp8 value
-      gemm.emitOpError() << "w element " << i << " (" << text
-                         << ") has no exact " << want << " value";
+      fp8q::emitOpErrorAt(gemm) << "w element " << i << " (" << text
+                                << ") has no exact " << want << " value";
       return failure();
     }
     values.push_back(converted);
@@ -299,15 +301,16 @@ LogicalResult SelectKernelsPass::fixOrCheckFp8(TargetAttr target) {
     if (qType.getElementType() == want)
       return;
     if (!fixFp8Type) {
-      op->emitOpError() << "produces " << qType.getElementType()
-                        << " but target " << target.getArch() << " reads "
-                        << want << "; set fix-fp8-type to quantize to " << want;
+      fp8q::emitOpErrorAt(op)
+          << "produces " << qType.getElementType() << " but target "
+          << target.getArch() << " reads " << want
+          << "; set fix-fp8-type to quantize to " << want;
       ok = false;
       return;
     }
     for (Operation *user : q.getUsers()) {
       if (!isa<GemmOp>(user)) {
-        user->emitOpError()
+        fp8q::emitOpErrorAt(user)
             << "reads q of a producer that fix-fp8-type must move to " << want
             << "; only q values read by fp8q.gemm ops alone can be retyped";
         ok = false;
@@ -328,7 +331,7 @@ LogicalResult SelectKernelsPass::fixOrCheckFp8(TargetAttr target) {
     if (!need)
       need = fixFp8Type ? want : qElem;
     if (qElem != need) {
-      InFlightDiagnostic diag = gemm.emitOpError()
+      InFlightDiagnostic diag = fp8q::emitOpErrorAt(gemm)
                                 << "q has " << qElem << " but kernel "
                                 << kernelName(kernel) << " on "
                                 << target.getArch() << " reads " << need;
@@ -342,10 +345,10 @@ LogicalResult SelectKernelsPass::fixOrCheckFp8(TargetAttr target) {
     if (wElem == need)
       return;
     if (!fixFp8Type) {
-      gemm.emitOpError() << "w has " << wElem << " but kernel "
-                         << kernelName(kernel) << " on " << target.getArch()
-                         << " reads " << need
-                         << "; set fix-fp8-type to convert constant weights";
+      fp8q::emitOpErrorAt(gemm)
+          << "w has " << wElem << " but kernel " << kernelName(kernel) << " on "
+          << target.getArch() << " reads " << need
+          << "; set fix-fp8-type to convert constant weights";
       ok = false;
       return;
     }
@@ -421,11 +424,11 @@ LogicalResult SelectKernelsPass::preshuffleWeights() {
     if (weightLayoutSatisfies(kernel, type.getEncoding()))
       return; // already preshuffled
     if (!canPreshuffle(type)) {
-      gemm.emitOpError() << "reads a [" << type.getDimSize(0) << ", "
-                         << type.getDimSize(1) << "] weight that "
-                         << kernelName(kernel)
-                         << " needs preshuffled, but preshuffle_16x16 needs "
-                            "N % 16 == 0 and K % 32 == 0";
+      fp8q::emitOpErrorAt(gemm)
+          << "reads a [" << type.getDimSize(0) << ", " << type.getDimSize(1)
+          << "] weight that " << kernelName(kernel)
+          << " needs preshuffled, but preshuffle_16x16 needs "
+             "N % 16 == 0 and K % 32 == 0";
       ok = false;
       return;
     }
@@ -462,9 +465,10 @@ void SelectKernelsPass::runOnOperation() {
 
   std::optional<Kernel> sm90Choice = symbolizeKernel(sm90Kernel);
   if (!sm90Choice || !(getKernelContract(*sm90Choice).archs & FP8Q_ARCH_SM90)) {
-    module.emitError() << "sm90-kernel '" << sm90Kernel
-                       << "' is not a kernel that runs on sm90; expected "
-                          "deepgemm, cublas or reference";
+    fp8q::emitErrorAt(module)
+        << "sm90-kernel '" << sm90Kernel
+        << "' is not a kernel that runs on sm90; expected "
+           "deepgemm, cublas or reference";
     return signalPassFailure();
   }
 
@@ -473,7 +477,7 @@ void SelectKernelsPass::runOnOperation() {
     llvm::Expected<TunedShapeTable> table =
         TunedShapeTable::loadFile(tunedTable);
     if (!table) {
-      module.emitError() << llvm::toString(table.takeError());
+      fp8q::emitErrorAt(module) << llvm::toString(table.takeError());
       return signalPassFailure();
     }
     loaded = std::move(*table);
@@ -490,7 +494,7 @@ void SelectKernelsPass::runOnOperation() {
   TargetAttr target = getModuleTarget(module);
   if (!target && !unrouted.empty()) {
     InFlightDiagnostic diag =
-        module.emitError()
+        fp8q::emitErrorAt(module)
         << "module has no 'fp8q.target' attribute, needed to choose kernels "
            "for "
         << unrouted.size()

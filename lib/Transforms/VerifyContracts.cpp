@@ -1,6 +1,7 @@
 //===- VerifyContracts.cpp - Check every gemm against its kernel ----------===//
 
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Support/Diagnostics.h"
 #include "fp8q/Target/KernelContracts.h"
 #include "fp8q/Transforms/Passes.h"
 
@@ -33,14 +34,14 @@ struct VerifyContractsPass
   static LogicalResult verifyGemm(GemmOp gemm, TargetAttr target) {
     std::optional<Kernel> kernel = gemm.getKernel();
     if (!kernel)
-      return gemm.emitOpError()
+      return fp8q::emitOpErrorAt(gemm)
              << "has no kernel, so its contract cannot be checked; run "
                 "--fp8q-select-kernels or set `kernel`";
     StringRef name = getKernelContract(*kernel).name;
     auto scaleType = cast<RankedTensorType>(gemm.getXScale().getType());
     LayoutAttr actual = getScaleLayout(scaleType);
     if (!scaleLayoutSatisfies(*kernel, actual, scaleType.getShape()))
-      return gemm.emitOpError()
+      return fp8q::emitOpErrorAt(gemm)
              << "x_scale breaks the " << name << " contract: kernel " << name
              << " requires "
              << describeRequirement(*kernel, GemmOperand::XScale) << ", got "
@@ -48,7 +49,7 @@ struct VerifyContractsPass
     auto wType = cast<RankedTensorType>(gemm.getW().getType());
     if (!weightLayoutSatisfies(*kernel, wType.getEncoding())) {
       InFlightDiagnostic diag =
-          gemm.emitOpError()
+          fp8q::emitOpErrorAt(gemm)
           << "w breaks the " << name << " contract: kernel " << name
           << " requires " << describeRequirement(*kernel, GemmOperand::Weight)
           << ", got ";
@@ -61,7 +62,7 @@ struct VerifyContractsPass
     std::string reason;
     if (target &&
         !kernelRunsOn(*kernel, target, wType.getElementType(), reason))
-      return gemm.emitOpError()
+      return fp8q::emitOpErrorAt(gemm)
              << "breaks the " << name << " contract for target " << target
              << ": " << reason;
     return success();

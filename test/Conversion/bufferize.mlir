@@ -143,3 +143,41 @@ func.func @caller(%x: tensor<?x256xbf16>, %w: tensor<32x256xf8E4M3FN>, %ws: tens
   %o = func.call @consume(%q, %r, %w, %ws) : (tensor<?x256xf8E4M3FN>, tensor<?x2xf32, #fp8q.layout<col_major>>, tensor<32x256xf8E4M3FN>, tensor<1x2xf32>) -> tensor<?x32xbf16>
   return %o : tensor<?x32xbf16>
 }
+
+// -----
+
+// A public function's arguments are its caller's buffers (SPEC: the
+// signature is an ABI): the residual add gets a new buffer instead of
+// writing into %x (regression: `outs(%arg0)`, and fp8q-run then compared
+// runs on inputs an earlier run had overwritten).
+// CHECK-LABEL: func.func @residual_add(
+// CHECK-SAME: %[[X:[^:]*]]: memref<16x256xbf16>, %[[D:[^:]*]]: memref<16x256xbf16>)
+// CHECK: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<16x256xbf16>
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[D]] : {{.*}}) outs(%[[OUT]] : memref<16x256xbf16>)
+// CHECK: return %[[OUT]]
+func.func @residual_add(%x: tensor<16x256xbf16>, %d: tensor<16x256xbf16>) -> tensor<16x256xbf16> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %d : tensor<16x256xbf16>, tensor<16x256xbf16>) outs(%x : tensor<16x256xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %s = arith.addf %a, %b : bf16
+    linalg.yield %s : bf16
+  } -> tensor<16x256xbf16>
+  return %0 : tensor<16x256xbf16>
+}
+
+// -----
+
+// An argument marked writable may be written in place.
+// CHECK-LABEL: func.func @residual_add_writable(
+// CHECK-SAME: %[[X:[^:]*]]: memref<16x256xbf16>
+// CHECK-NOT: memref.alloc
+// CHECK: outs(%[[X]] : memref<16x256xbf16>)
+func.func @residual_add_writable(%x: tensor<16x256xbf16> {bufferization.writable = true}, %d: tensor<16x256xbf16>) -> tensor<16x256xbf16> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %d : tensor<16x256xbf16>, tensor<16x256xbf16>) outs(%x : tensor<16x256xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %s = arith.addf %a, %b : bf16
+    linalg.yield %s : bf16
+  } -> tensor<16x256xbf16>
+  return %0 : tensor<16x256xbf16>
+}

@@ -17,7 +17,10 @@ def Bufferize : Pass<"fp8q-bufferize", "mlir::ModuleOp"> {
     without encoding becomes an identity-layout memref (a public signature
     is an ABI). Column-major scales are allocated as the transposed [G, ld]
     buffer and viewed through `memref.reinterpret_cast`. A materialization
-    between equal layouts becomes a view, never a copy.
+    between equal layouts becomes a view, never a copy. A public function's
+    tensor arguments are read-only (its signature is an ABI): results are
+    never written into them unless the argument is marked
+    `bufferization.writable = true`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect",
@@ -81,14 +84,41 @@ def OutlineLoops : Pass<"fp8q-outline-loops", "mlir::ModuleOp"> {
   ];
 }
 
+def LowerStridedClones : Pass<"fp8q-lower-strided-clones", "mlir::ModuleOp"> {
+  let summary = "Lower bufferization.clone of strided buffers to a copy";
+  let description = [{
+    Ownership-based deallocation clones a buffer a function returns without
+    owning it, such as a scale argument returned unchanged by a public
+    function. Upstream `convert-bufferization-to-memref` lowers a clone only
+    when an identity-layout allocation can be cast to its type, so the clone
+    of a column-major scale (`strided<[1, M]>`, `strided<[1, ?]>`) fails to
+    legalize. This pass runs before it and lowers every clone with a
+    non-identity layout: a new buffer spanning exactly the source's
+    addressed elements, viewed with the source's sizes and strides
+    (`memref.reinterpret_cast`), filled by `linalg.copy`. The clone has the
+    same layout as its source, so the result type is unchanged. Clones with
+    identity layouts are left to upstream.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numClones", "clones-lowered", "Strided clones lowered">
+  ];
+}
+
 def StripAttributes : Pass<"fp8q-strip-attributes", "mlir::ModuleOp"> {
   let summary = "Drop fp8q attributes once no fp8q op is left";
   let description = [{
     The last fp8q step of the pipeline: removes every discardable attribute
     of the fp8q dialect (the module's `fp8q.target`) so that the lowered
     module parses in tools that do not load the fp8q dialect, such as
-    upstream `mlir-runner`. Any fp8q op or fp8q-typed value still present
-    is an error: the module was not fully lowered.
+    upstream `mlir-runner`, and the fp8q encoding of tensor types nested in
+    constants (a weight preshuffled at compile time becomes a `memref.global`
+    whose initial value is typed with `#fp8q.weight_layout`: its bytes
+    already are the stored layout). Any fp8q op, or any op whose types or
+    attributes still hold an fp8q attribute, is an error: the module was not
+    fully lowered.
   }];
 }
 
