@@ -117,13 +117,19 @@ Value DecoderBuilder::parameter(StringRef name, ArrayRef<int64_t> shape,
 }
 
 bool DecoderBuilder::checkLinear(StringRef name, int64_t n, int64_t k) {
-  if (k % kBlock == 0 && n > 0)
+  if (k % kBlock == 0 && k > 0 && n > 0 && n <= kMaxLinearWidth &&
+      k <= kMaxLinearWidth)
     return true;
-  if (!hadError)
-    emitError(loc(name)) << "linear layer '" << layerPrefix << name
-                         << "' has K = " << k << " (N = " << n
-                         << "); fp8q needs K to be a positive multiple of "
-                         << kBlock << " at tensor-parallel degree " << o.tp;
+  if (!hadError) {
+    InFlightDiagnostic diag = emitError(loc(name));
+    diag << "linear layer '" << layerPrefix << name << "' has K = " << k
+         << " (N = " << n << "); fp8q needs ";
+    if (k % kBlock == 0 && k > 0 && n > 0)
+      diag << "N and K of at most " << kMaxLinearWidth;
+    else
+      diag << "K to be a positive multiple of " << kBlock;
+    diag << " at tensor-parallel degree " << o.tp;
+  }
   hadError = true;
   return false;
 }
@@ -318,6 +324,11 @@ Value DecoderBuilder::mlpBlock(Value h, bool dense) {
 }
 
 OwningOpRef<ModuleOp> DecoderBuilder::build() {
+  if (llvm::Error e = checkDecoderSize(c, o)) {
+    emitError(NameLoc::get(b.getStringAttr("decoder")))
+        << toString(std::move(e));
+    return nullptr;
+  }
   ctx->loadDialect<Fp8qDialect, arith::ArithDialect, func::FuncDialect,
                    math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
   OwningOpRef<ModuleOp> owned =
@@ -382,6 +393,52 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
 }
 
 } // namespace
+
+int64_t estimateDecoderOps(const ModelConfig &config,
+                           const DecoderOptions &options) {
+  // Ops and arguments per block, rounded up (an attention block with the
+  // indexer, an expert with its activation and norm).
+  constexpr int64_t kAttention = 30, kExpert = 20;
+  int64_t layers =
+      options.numLayers > 0 ? options.numLayers : config.numHiddenLayers;
+  int64_t dense = std::min(config.firstKDenseReplace, layers);
+  int64_t moe = layers - dense;
+  if (options.layersAsLoop)
+    moe = std::min<int64_t>(moe, 1);
+  int64_t experts =
+      (config.nSharedExperts > 0 ? 1 : 0) + config.numExpertsPerTok;
+  return dense * (kAttention + kExpert) +
+         moe * (kAttention + experts * kExpert);
+}
+
+llvm::Error checkDecoderSize(const ModelConfig &config,
+                             const DecoderOptions &options) {
+  auto error = [](const Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  if (options.tp < 1 || options.tp > kMaxTensorParallel)
+    return error(
+        llvm::formatv("tensor-parallel degree {0} is out of range [1, {1}]",
+                      options.tp, kMaxTensorParallel));
+  if (!ShapedType::isDynamic(options.tokens) &&
+      (options.tokens < 1 || options.tokens > kMaxTokens))
+    return error(llvm::formatv("tokens per step {0} is out of range [1, {1}]",
+                               options.tokens, kMaxTokens));
+  if (options.numLayers < 0 || options.numLayers > kMaxLayers)
+    return error(llvm::formatv("layer count {0} is out of range [0, {1}]",
+                               options.numLayers, kMaxLayers));
+  int64_t ops = estimateDecoderOps(config, options);
+  if (ops <= kMaxDecoderOps)
+    return llvm::Error::success();
+  bool override = options.numLayers > 0;
+  return error(llvm::formatv(
+      "the decode step would have about {0} ops ({1} layers, {2} routed "
+      "experts per token), more than the {3} fp8q-model-gen builds; lower {4} "
+      "or num_experts_per_tok, or pass --layers-as-loop",
+      ops, override ? options.numLayers : config.numHiddenLayers,
+      config.numExpertsPerTok, kMaxDecoderOps,
+      override ? "--layers" : "num_hidden_layers (or pass --layers)"));
+}
 
 OwningOpRef<ModuleOp> buildDecoderModule(MLIRContext *ctx,
                                          const ModelConfig &config,

@@ -14,6 +14,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -21,29 +22,48 @@
 
 using namespace llvm;
 
+/// The tool's own options; --help hides the LLVM ones linked in.
+static cl::OptionCategory category("fp8q-model-gen options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<config.json>"));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"), cl::init("-"));
-static cl::opt<std::string> targetArch("target",
-                                       cl::desc("gfx950, gfx942 or sm90"),
-                                       cl::init("gfx950"));
+                                      cl::desc("<config.json>"),
+                                      cl::cat(category));
 static cl::opt<std::string>
-    rocmVersion("rocm", cl::desc("ROCm version of an AMD target"),
-                cl::init("7.2"));
-static cl::opt<int64_t> tpDegree("tp", cl::desc("Tensor-parallel degree"),
-                                 cl::init(1));
+    outputFile("o", cl::desc("Output file (default: -, standard output)"),
+               cl::value_desc("file"), cl::init("-"), cl::cat(category));
 static cl::opt<std::string>
-    tokens("tokens", cl::desc("Tokens per step M: a number or '?'"),
-           cl::init("16"));
+    targetArch("target",
+               cl::desc("Target: gfx950, gfx942 or sm90 (default: gfx950)"),
+               cl::value_desc("arch"), cl::init("gfx950"), cl::cat(category));
+static cl::opt<std::string> rocmVersion(
+    "rocm",
+    cl::desc("ROCm version of an AMD target, MAJOR.MINOR (default: 7.2; "
+             "ignored for sm90)"),
+    cl::value_desc("version"), cl::init("7.2"), cl::cat(category));
+static cl::opt<int64_t>
+    tpDegree("tp",
+             cl::desc("Tensor-parallel degree, 1 to 1024; it must divide "
+                      "num_attention_heads (default: 1)"),
+             cl::value_desc("n"), cl::init(1), cl::cat(category));
+static cl::opt<std::string>
+    tokens("tokens",
+           cl::desc("Tokens per step M: 1 to 1048576, or '?' for a dynamic "
+                    "M (default: 16)"),
+           cl::value_desc("n|?"), cl::init("16"), cl::cat(category));
 static cl::opt<bool> layersAsLoop(
     "layers-as-loop",
-    cl::desc("Put the MoE layers in one scf.for over stacked weights"));
-static cl::opt<int64_t>
-    numLayers("layers", cl::desc("Override num_hidden_layers"), cl::init(0));
-static cl::opt<bool>
-    printDebugInfo("mlir-print-debuginfo",
-                   cl::desc("Print the layer-name locations of every op"));
+    cl::desc("Put the MoE layers in one scf.for over stacked weights "
+             "(default: off, unrolled)"),
+    cl::cat(category));
+static cl::opt<int64_t> numLayers(
+    "layers",
+    cl::desc("Override num_hidden_layers, up to 100000 (default: 0, the "
+             "config's)"),
+    cl::value_desc("n"), cl::init(0), cl::cat(category));
+static cl::opt<bool> printDebugInfo(
+    "mlir-print-debuginfo",
+    cl::desc("Print the layer-name locations of every op (default: off)"),
+    cl::cat(category));
 
 static int fail(const Twine &message) {
   WithColor::error(errs(), "fp8q-model-gen") << message << "\n";
@@ -52,8 +72,14 @@ static int fail(const Twine &message) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "fp8q-model-gen: config.json -> fp8q IR\n");
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "fp8q-model-gen: config.json -> fp8q IR\n\n"
+      "Reads the Hugging Face config.json of a block-FP8 MLA + MoE decoder\n"
+      "(model_type " +
+          std::string(fp8q::kSupportedModelTypes) +
+          ") and writes the fp8q IR\nof one decode step.\n");
 
   fp8q::DecoderOptions options;
   options.arch = targetArch;
@@ -61,17 +87,23 @@ int main(int argc, char **argv) {
       targetArch == "sm90" ? std::string() : std::string(rocmVersion);
   options.layersAsLoop = layersAsLoop;
   options.numLayers = numLayers;
-  if (tpDegree < 1)
-    return fail("--tp must be a positive integer");
+  if (tpDegree < 1 || tpDegree > fp8q::kMaxTensorParallel)
+    return fail(formatv("--tp must be an integer from 1 to {0}, got {1}",
+                        fp8q::kMaxTensorParallel, tpDegree.getValue()));
   options.tp = tpDegree;
-  if (numLayers < 0)
-    return fail("--layers must be positive");
+  if (numLayers < 0 || numLayers > fp8q::kMaxLayers)
+    return fail(formatv("--layers must be an integer from 1 to {0} (or 0 for "
+                        "num_hidden_layers), got {1}",
+                        fp8q::kMaxLayers, numLayers.getValue()));
   if (tokens == "?") {
     options.tokens = mlir::ShapedType::kDynamic;
   } else if (StringRef(tokens).getAsInteger(10, options.tokens) ||
              options.tokens < 1) {
     return fail("--tokens must be a positive integer or '?', got '" + tokens +
                 "'");
+  } else if (options.tokens > fp8q::kMaxTokens) {
+    return fail(formatv("--tokens must be at most {0} (or '?'), got {1}",
+                        fp8q::kMaxTokens, options.tokens));
   }
 
   std::string error;
@@ -82,6 +114,8 @@ int main(int argc, char **argv) {
       fp8q::parseModelConfig(input->getBuffer(), inputFile);
   if (!config)
     return fail(toString(config.takeError()));
+  if (Error e = fp8q::checkDecoderSize(*config, options))
+    return fail(inputFile + ": " + toString(std::move(e)));
 
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module =

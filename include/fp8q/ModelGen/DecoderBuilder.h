@@ -19,6 +19,15 @@
 
 namespace fp8q {
 
+/// Bounds of DecoderOptions (and of the tool's --tp and --tokens).
+constexpr int64_t kMaxTensorParallel = 1024;
+constexpr int64_t kMaxTokens = 1 << 20;
+/// The widest N or K of one linear layer.
+constexpr int64_t kMaxLinearWidth = 1 << 22;
+/// The most ops and arguments (estimated) of a generated decode step: about
+/// 2 GiB while building and printing.
+constexpr int64_t kMaxDecoderOps = 4000000;
+
 /// How to lay out the generated decode step.
 struct DecoderOptions {
   std::string arch = "gfx950";
@@ -33,6 +42,16 @@ struct DecoderOptions {
   /// Override of num_hidden_layers (0: the config's).
   int64_t numLayers = 0;
 };
+
+/// An upper estimate of the ops and arguments buildDecoderModule creates.
+int64_t estimateDecoderOps(const ModelConfig &config,
+                           const DecoderOptions &options);
+
+/// Checks the options' bounds and that the module stays within
+/// kMaxDecoderOps, before anything is built; the message names the fields
+/// and options to change.
+llvm::Error checkDecoderSize(const ModelConfig &config,
+                             const DecoderOptions &options);
 
 /// Builds the module; returns null after emitting a diagnostic on a shape
 /// that fp8q cannot express (e.g. a width that is not a multiple of 128).
