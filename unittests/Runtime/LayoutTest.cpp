@@ -128,6 +128,13 @@ TEST(Materialize, RejectsBadDescriptors) {
   EXPECT_EQ(fp8q_materialize(&empty, &emptyDst), FP8Q_ERR_EMPTY);
   for (float v : dst2.data)
     EXPECT_EQ(v, -1.0f);
+  // A column-major destination whose columns overlap (strides (1, 3) for 4
+  // rows) would have two elements written to one address.
+  auto src4 = Buf2<float>::rowMajor(4, 4, 1.0f);
+  Buf2<float> overlapping(4, 4, 1, 3, 0, -1.0f);
+  EXPECT_EQ(fp8q_materialize(src4.d(), overlapping.d()), FP8Q_ERR_LAYOUT);
+  EXPECT_EQ(overlapping.data,
+            std::vector<float>(overlapping.data.size(), -1.0f));
   EXPECT_EXIT(_mlir_ciface_fp8q_rt_materialize(src.d(), dst.d()),
               testing::ExitedWithCode(1),
               "fp8q_rt_materialize: operand dst has sizes");
@@ -167,6 +174,35 @@ TEST(Preshuffle, MatchesNaive5DViewAndInverts) {
         for (int64_t k = 0; k < K; ++k)
           ASSERT_EQ(back.at(n, k), w.at(n, k));
     }
+}
+
+TEST(Preshuffle, UnpreshuffleNeedsADenseSourceAndTakesAnyDestination) {
+  // The preshuffled side of fp8q_unpreshuffle is its source: a padded one
+  // is rejected and nothing is written; a padded plain destination is fine.
+  Rng rng(5);
+  auto w = Buf2<uint8_t>::rowMajor(16, 64);
+  for (auto &b : w.data)
+    b = uint8_t(rng.next());
+  auto shuffled = Buf2<uint8_t>::rowMajor(16, 64);
+  ASSERT_EQ(fp8q_preshuffle(w.d(), shuffled.d()), FP8Q_OK) << fp8q_last_error();
+  Buf2<uint8_t> paddedSrc(16, 64, 80, 1);
+  for (int64_t n = 0; n < 16; ++n)
+    for (int64_t k = 0; k < 64; ++k)
+      paddedSrc.at(n, k) = shuffled.at(n, k);
+  auto dense = Buf2<uint8_t>(16, 64, 64, 1, 0, 0xAA);
+  EXPECT_EQ(fp8q_unpreshuffle(paddedSrc.d(), dense.d()), FP8Q_ERR_LAYOUT);
+  EXPECT_NE(std::string(fp8q_last_error())
+                .find("preshuffled operand w must be dense (strides (64, 1)) "
+                      "but has strides (80, 1)"),
+            std::string::npos)
+      << fp8q_last_error();
+  EXPECT_EQ(dense.data, std::vector<uint8_t>(dense.data.size(), 0xAA));
+  Buf2<uint8_t> paddedDst(16, 64, 80, 1);
+  ASSERT_EQ(fp8q_unpreshuffle(shuffled.d(), paddedDst.d()), FP8Q_OK)
+      << fp8q_last_error();
+  for (int64_t n = 0; n < 16; ++n)
+    for (int64_t k = 0; k < 64; ++k)
+      ASSERT_EQ(paddedDst.at(n, k), w.at(n, k)) << n << ", " << k;
 }
 
 TEST(Preshuffle, RejectsShapesAndNonDenseOutputs) {

@@ -108,6 +108,13 @@ TEST(OperandChecksTest, WrittenOperandsMustNotOverlapThemselves) {
   EXPECT_EQ(check(desc(4, 4, 1, 4), 4, Access::Write), FP8Q_OK);
   EXPECT_EQ(check(desc(4, 4, 3, 1), 4, Access::Write), FP8Q_ERR_LAYOUT);
   EXPECT_EQ(check(desc(4, 4, 3, 1), 4, Access::Read), FP8Q_OK);
+  // Column-major: a leading stride of 3 < 4 rows puts (3, 0) on (0, 1).
+  EXPECT_EQ(check(desc(4, 4, 1, 3), 4, Access::Write), FP8Q_ERR_LAYOUT);
+  EXPECT_NE(lastMessage.find("strides (1, 3) make elements of sizes [4, 4] "
+                             "overlap"),
+            std::string::npos)
+      << lastMessage;
+  EXPECT_EQ(check(desc(4, 4, 1, 3), 4, Access::Read), FP8Q_OK);
   EXPECT_EQ(check(desc(4, 1, 0, 1), 4, Access::Write), FP8Q_ERR_LAYOUT);
   EXPECT_EQ(check(desc(1, 1, 0, 0), 4, Access::Write), FP8Q_OK);
 }

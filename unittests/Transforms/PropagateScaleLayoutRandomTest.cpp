@@ -6,10 +6,13 @@
 // hand-written materializations wherever the input needs a type change),
 // runs --fp8q-propagate-scale-layout and checks:
 //   (a) every gemm's x_scale satisfies its kernel's contract;
-//   (b) the number of fp8q.materialize ops equals the minimum that an
-//       exhaustive search over layout assignments finds. The search below
-//       is written from the cost model alone (ScaleLayoutSolver.h) and
-//       shares no code with the pass: strides are computed here by hand;
+//   (b) the cost of the output - fp8q.materialize ops, those that copy
+//       bytes, copies weighted by 8 per enclosing loop, free nodes retyped -
+//       equals the minimum that an exhaustive search over layout
+//       assignments finds, compared as a whole, and the model's cost of the
+//       assignment the pass chose. The search below is written from the
+//       cost model alone (ScaleLayoutSolver.h) and shares no code with the
+//       pass: strides are computed here by hand;
 //   (c) a second run changes nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -30,9 +33,11 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace mlir;
@@ -43,6 +48,32 @@ namespace {
 enum Layout { Row = 0, Col = 1, Col4 = 2, NumLayouts = 3 };
 const char *kEncoding[] = {"", ", #fp8q.layout<col_major>",
                            ", #fp8q.layout<col_major, align = 4>"};
+
+/// The cost of an assignment, compared lexicographically in this order.
+struct FullCost {
+  int64_t materializations = 0;
+  int64_t copies = 0;
+  int64_t weightedCopies = 0;
+  int64_t churn = 0;
+
+  auto tie() const {
+    return std::tie(materializations, copies, weightedCopies, churn);
+  }
+  bool operator<(const FullCost &o) const { return tie() < o.tie(); }
+  bool operator==(const FullCost &o) const { return tie() == o.tie(); }
+  FullCost &operator+=(const FullCost &o) {
+    materializations += o.materializations;
+    copies += o.copies;
+    weightedCopies += o.weightedCopies;
+    churn += o.churn;
+    return *this;
+  }
+  friend std::ostream &operator<<(std::ostream &os, const FullCost &c) {
+    return os << "{" << c.materializations << " ops, " << c.copies
+              << " copies, " << c.weightedCopies << " weighted, " << c.churn
+              << " retyped}";
+  }
+};
 
 /// The abstract program, as the cost model sees it.
 struct Model {
@@ -58,6 +89,8 @@ struct Model {
   };
   struct Value {
     int node;
+    /// 8 per loop around the definition.
+    int64_t weight;
     std::vector<Use> uses;
   };
   std::vector<Node> nodes;
@@ -86,8 +119,9 @@ struct Model {
     return dim0 && dim1;
   }
 
-  /// Materializations one value needs when nodes have `assign`.
-  int valueCost(const Value &v, const std::vector<int> &assign) const {
+  /// Materializations (and copies) one value needs when nodes have
+  /// `assign`.
+  FullCost valueCost(const Value &v, const std::vector<int> &assign) const {
     int own = assign[v.node];
     std::set<int> exact;
     for (const Use &u : v.uses) {
@@ -109,11 +143,29 @@ struct Model {
       if (!served)
         classes.push_back(u.layout);
     }
-    return exact.size() + classes.size();
+    // A materialization copies unless it only changes the type; every byte
+    // class is one the value's own layout does not cover.
+    FullCost cost;
+    cost.materializations = exact.size() + classes.size();
+    for (int e : exact)
+      cost.copies += !same(e, own);
+    cost.copies += classes.size();
+    cost.weightedCopies = cost.copies * v.weight;
+    return cost;
+  }
+
+  /// Cost of a whole assignment, retyped free nodes included.
+  FullCost cost(const std::vector<int> &assign) const {
+    FullCost total;
+    for (const Value &v : values)
+      total += valueCost(v, assign);
+    for (unsigned n = 0; n < nodes.size(); ++n)
+      total.churn += !nodes[n].pinned && assign[n] != nodes[n].layout;
+    return total;
   }
 
   /// Exhaustive minimum over every layout of every free node.
-  int minimum() const {
+  FullCost minimum() const {
     std::vector<int> freeNodes;
     std::vector<int> assign;
     for (unsigned n = 0; n < nodes.size(); ++n) {
@@ -121,7 +173,8 @@ struct Model {
       if (!nodes[n].pinned)
         freeNodes.push_back(n);
     }
-    int best = -1;
+    FullCost best;
+    bool first = true;
     int64_t combos = 1;
     for (size_t i = 0; i < freeNodes.size(); ++i)
       combos *= NumLayouts;
@@ -131,11 +184,10 @@ struct Model {
         assign[n] = rest % NumLayouts;
         rest /= NumLayouts;
       }
-      int cost = 0;
-      for (const Value &v : values)
-        cost += valueCost(v, assign);
-      if (best < 0 || cost < best)
-        best = cost;
+      FullCost total = cost(assign);
+      if (first || total < best)
+        best = total;
+      first = false;
     }
     return best;
   }
@@ -157,7 +209,7 @@ public:
       int layout = pick(NumLayouts);
       std::string name = "%a" + std::to_string(i);
       args += ", " + name + ": " + scaleType(layout);
-      visible.push_back({name, newValue(newNode(true, layout)), layout});
+      visible.push_back({name, newValue(newNode(true, layout), 1), layout});
     }
     std::string body;
     block(body, visible, "    ", /*depth=*/0);
@@ -186,6 +238,17 @@ public:
     return text;
   }
 
+  /// The layout a scale type spells, or -1.
+  int layoutOf(Type type) const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    for (int layout = 0; layout < NumLayouts; ++layout)
+      if (text == scaleType(layout))
+        return layout;
+    return -1;
+  }
+
   Model model;
 
 private:
@@ -199,15 +262,15 @@ private:
   std::string fresh(const char *prefix) {
     return "%" + std::string(prefix) + std::to_string(counter++);
   }
-  std::string scaleType(int layout) {
+  std::string scaleType(int layout) const {
     return "tensor<" + mText + "x2xf32" + kEncoding[layout] + ">";
   }
   int newNode(bool pinned, int layout) {
     model.nodes.push_back({pinned, layout});
     return model.nodes.size() - 1;
   }
-  int newValue(int node) {
-    model.values.push_back({node, {}});
+  int newValue(int node, int64_t weight) {
+    model.values.push_back({node, weight, {}});
     return model.values.size() - 1;
   }
   void use(const Scale &v, Model::Kind kind, int layoutOrNode) {
@@ -259,27 +322,36 @@ private:
       use(v, Model::Bytes, needs[k]);
   }
 
-  Scale produce(std::string &out, const std::string &indent) {
+  /// The attribute naming node `node`, for finding its layout afterwards.
+  static std::string tag(int node) {
+    return "{test.node = " + std::to_string(node) + " : i64}";
+  }
+
+  Scale produce(std::string &out, const std::string &indent, int64_t weight) {
     int layout = pick(NumLayouts);
     std::string name = fresh("s");
     if (pick(4) == 0) {
       out += indent + name + " = \"test.make\"() : () -> " + scaleType(layout) +
              "\n";
-      return {name, newValue(newNode(true, layout)), layout};
+      return {name, newValue(newNode(true, layout), weight), layout};
     }
-    out += indent + fresh("q") + ", " + name + " = fp8q.quantize %x : tensor<" +
-           mText + "x256xbf16> -> tensor<" + mText + "x256xf8E4M3FN>, " +
-           scaleType(layout) + "\n";
-    return {name, newValue(newNode(!fuse, layout)), layout};
+    int node = newNode(!fuse, layout);
+    out += indent + fresh("q") + ", " + name + " = fp8q.quantize %x " +
+           tag(node) + " : tensor<" + mText + "x256xbf16> -> tensor<" + mText +
+           "x256xf8E4M3FN>, " + scaleType(layout) + "\n";
+    return {name, newValue(node, weight), layout};
   }
 
   void block(std::string &out, std::vector<Scale> &visible,
              const std::string &indent, int depth) {
+    int64_t weight = 1;
+    for (int d = 0; d < depth; ++d)
+      weight *= 8;
     int statements = 1 + pick(depth ? 3 : 6);
     for (int s = 0; s < statements && model.values.size() < 8; ++s) {
       int what = pick(10);
       if (visible.empty() || what < 3) {
-        visible.push_back(produce(out, indent));
+        visible.push_back(produce(out, indent, weight));
       } else if (what < 7) {
         consume(out, visible[pick(visible.size())], indent);
       } else if (what < 8 && visible.size() >= 1) {
@@ -299,8 +371,8 @@ private:
                ") {\n" + thenBody + inner + "scf.yield " + ya + " : " +
                scaleType(layout) + "\n" + indent + "} else {\n" + elseBody +
                inner + "scf.yield " + yb + " : " + scaleType(layout) + "\n" +
-               indent + "}\n";
-        visible.push_back({name, newValue(node), layout});
+               indent + "} " + tag(node) + "\n";
+        visible.push_back({name, newValue(node, weight), layout});
       } else if (depth < 2) {
         // scf.for carrying a scale.
         const Scale init = visible[pick(visible.size())];
@@ -310,7 +382,7 @@ private:
         std::string iterName = fresh("it");
         std::string initName = convert(out, init, layout, indent);
         std::vector<Scale> inner = visible;
-        inner.push_back({iterName, newValue(node), layout});
+        inner.push_back({iterName, newValue(node, weight * 8), layout});
         std::string body;
         std::string innerIndent = indent + "  ";
         block(body, inner, innerIndent, depth + 1);
@@ -322,8 +394,8 @@ private:
                " = %c0 to %c2 step %c1 iter_args(" + iterName + " = " +
                initName + ") -> (" + scaleType(layout) + ") {\n" + body +
                innerIndent + "scf.yield " + y + " : " + scaleType(layout) +
-               "\n" + indent + "}\n";
-        visible.push_back({name, newValue(node), layout});
+               "\n" + indent + "} " + tag(node) + "\n";
+        visible.push_back({name, newValue(node, weight), layout});
       }
     }
   }
@@ -385,10 +457,46 @@ TEST_P(PropagateRandomTest, MinimalContractsIdempotent) {
                                            type.getShape()));
   });
 
-  // (b) As few materializations as the exhaustive search finds.
-  int count = 0;
-  module->walk([&](fp8q::MaterializeOp) { ++count; });
-  EXPECT_EQ(count, gen.model.minimum());
+  // (b) The cost of the output, read off the IR: materializations, those
+  // between different bytes, those weighted by the loops around them (each
+  // sits right after its value's definition), and the layout each free node
+  // ended with. It must be the exhaustive minimum, and the model's cost of
+  // the same assignment.
+  const Model &model = gen.model;
+  FullCost cost;
+  std::vector<int> chosen;
+  for (const Model::Node &node : model.nodes)
+    chosen.push_back(node.layout);
+  module->walk([&](Operation *op) {
+    if (auto tag = op->getAttrOfType<IntegerAttr>("test.node")) {
+      Value scale = op->getResult(isa<fp8q::QuantizeOp>(op) ? 1 : 0);
+      chosen[tag.getInt()] = gen.layoutOf(scale.getType());
+    }
+    auto mat = dyn_cast<fp8q::MaterializeOp>(op);
+    if (!mat)
+      return;
+    ++cost.materializations;
+    int from = gen.layoutOf(mat.getScale().getType());
+    int to = gen.layoutOf(mat.getResult().getType());
+    ASSERT_GE(from, 0);
+    ASSERT_GE(to, 0);
+    if (model.same(from, to))
+      return;
+    int64_t weight = 1;
+    for (Operation *parent = op->getParentOp(); parent;
+         parent = parent->getParentOp())
+      if (isa<scf::ForOp>(parent))
+        weight *= 8;
+    ++cost.copies;
+    cost.weightedCopies += weight;
+  });
+  for (unsigned n = 0; n < model.nodes.size(); ++n) {
+    ASSERT_GE(chosen[n], 0) << "node " << n;
+    cost.churn += !model.nodes[n].pinned && chosen[n] != model.nodes[n].layout;
+  }
+  EXPECT_EQ(cost, model.minimum());
+  EXPECT_EQ(cost, model.cost(chosen));
+  int count = cost.materializations;
 
   // (c) A second run is a no-op: same IR, nothing inserted, removed or
   // retyped.

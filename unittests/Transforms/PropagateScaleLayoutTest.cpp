@@ -181,24 +181,68 @@ TEST(ScaleLayoutSolverTest, FlowsCoupleNodes) {
   EXPECT_EQ(s.layoutOf[2], 1u);
 }
 
-TEST(ScaleLayoutSolverTest, BudgetExhaustionIsReported) {
-  // A chain of free nodes each wanting a different layout than its
-  // neighbour; a budget of one step cannot prove anything.
+TEST(ScaleLayoutSolverTest, SameBytesTargetIsARetypeNotACopy) {
+  // With col and col_align4 the same bytes, a free value needed exactly as
+  // row, col and col_align4 has two materializations in any layout, but
+  // only one copy in col or col_align4 (the other target is a retype).
   ls::Problem p = makeProblem();
-  for (unsigned n = 0; n < 6; ++n) {
-    p.nodes.push_back({false, 0});
+  p.equivalent[0][1 * 3 + 2] = p.equivalent[0][2 * 3 + 1] = true;
+  p.nodes.push_back({/*pinned=*/false, 0});
+  ls::Value v;
+  v.node = 0;
+  v.exactReqs = {0, 1, 2};
+  p.values.push_back(v);
+  ls::Solution s = ls::solve(p, {0, 1, 2});
+  EXPECT_TRUE(s.provenMinimal);
+  EXPECT_NE(s.layoutOf[0], 0u);
+  EXPECT_EQ(s.cost.materializations, 2);
+  EXPECT_EQ(s.cost.copies, 1);
+  EXPECT_EQ(s.cost.weightedCopies, 1);
+  EXPECT_EQ(s.cost.churn, 1);
+  EXPECT_TRUE(s.cost == ls::totalCost(p, s.layoutOf));
+}
+
+TEST(ScaleLayoutSolverTest, BudgetExhaustionIsReported) {
+  // A pinned col scale flows into six free row nodes, each read by a gemm
+  // wanting col: 7 materializations as given, none once every node is col.
+  // A budget of one step stops the exact search before its first
+  // assignment; the local search that follows must still reach a local
+  // minimum (here the only one, all col), and the reported cost must be
+  // that of the returned layouts.
+  ls::Problem p = makeProblem();
+  p.nodes.push_back({/*pinned=*/true, 1});
+  ls::Value src;
+  src.node = 0;
+  for (unsigned n = 1; n <= 6; ++n) {
+    p.nodes.push_back({/*pinned=*/false, 0});
+    src.flowsInto.push_back(n);
     ls::Value v;
     v.node = n;
-    v.byteReqs = {n % 2 ? 1u : 2u};
-    if (n + 1 < 6)
-      v.flowsInto = {n + 1};
+    v.byteReqs = {1};
     p.values.push_back(v);
   }
+  p.values.push_back(src);
+  std::vector<unsigned> start(7, 0);
+  start[0] = 1;
+  ASSERT_EQ(ls::totalCost(p, start).materializations, 7);
+
   ls::Solution s = ls::solve(p, {0, 1, 2}, /*budget=*/1);
   EXPECT_FALSE(s.provenMinimal);
+  EXPECT_TRUE(s.cost == ls::totalCost(p, s.layoutOf));
+  EXPECT_EQ(s.layoutOf[0], 1u);
+  // No single node can move to a cheaper assignment.
+  for (unsigned n = 1; n <= 6; ++n)
+    for (unsigned layout : {0u, 1u, 2u}) {
+      std::vector<unsigned> moved = s.layoutOf;
+      moved[n] = layout;
+      EXPECT_FALSE(ls::totalCost(p, moved) < s.cost)
+          << "node " << n << " to " << layout;
+    }
   ls::Solution exact = ls::solve(p, {0, 1, 2});
   EXPECT_TRUE(exact.provenMinimal);
-  EXPECT_FALSE(s.cost < exact.cost);
+  EXPECT_EQ(exact.cost.materializations, 0);
+  EXPECT_EQ(s.cost.materializations, 0);
+  EXPECT_EQ(s.cost.churn, 6);
 }
 
 } // namespace
