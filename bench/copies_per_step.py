@@ -13,8 +13,8 @@ fp8q.materialize ops that copy (a materialize between equal layouts copies
 nothing), the bytes they move (read + write of an M x G f32 scale), and the
 kernel launches fusion saves against the hand-placed fix.
 
-Usage: bench/copies_per_step.py BUILD_DIR [--tokens 16] [--tp 8]
-Prints a Markdown table.
+Usage: bench/copies_per_step.py BUILD_DIR [--tokens 16|?] [--tp 8] [--layers N]
+Prints a Markdown table. With --tokens ? (dynamic M) bytes are per token.
 """
 import argparse
 import os
@@ -31,21 +31,27 @@ POLICIES = [
     ("fp8q, no fusion", "fp8q-propagate-scale-layout{fuse-producers=false}"),
     ("fp8q, fusion", "fp8q-propagate-scale-layout"),
 ]
+# M is a number or '?' (dynamic M, e.g. fp8q-model-gen --tokens=?).
 MATERIALIZE = re.compile(
-    r"fp8q\.materialize %\S+ : tensor<(\d+)x(\d+)xf32(?:, ([^>]*>))?> -> "
-    r"tensor<\d+x\d+xf32(?:, ([^>]*>))?>")
+    r"fp8q\.materialize %\S+ : tensor<(\d+|\?)x(\d+)xf32(?:, ([^>]*>))?> -> "
+    r"tensor<(?:\d+|\?)x\d+xf32(?:, ([^>]*>))?>")
 
 
 def equal_layouts(m, g, a, b):
-    """Mirror of fp8q::areEquivalentLayouts for static shapes."""
+    """Mirror of fp8q::areEquivalentLayouts; m is None when M is dynamic."""
     def strides(enc):
         if not enc or "row_major" in enc:
-            return (g, 1)
+            return ("G", 1)
         align = re.search(r"align = (\d+)", enc)
         a_ = int(align.group(1)) if align else 1
+        if m is None:
+            # ld = M, or M rounded up to a: unknown, and different layouts
+            # unless a == 1.
+            return (1, ("ld", a_))
         return (1, (m + a_ - 1) // a_ * a_)
     sa, sb = strides(a), strides(b)
-    return all(sa[d] == sb[d] for d, extent in enumerate((m, g)) if extent != 1)
+    extents = (m, g)
+    return all(sa[d] == sb[d] for d in range(2) if extents[d] != 1)
 
 
 def run(cmd, stdin=None):
@@ -60,18 +66,25 @@ def main():
     parser.add_argument("build")
     parser.add_argument("--tokens", default="16")
     parser.add_argument("--tp", default="8")
+    parser.add_argument("--layers", default=None,
+                        help="only the first N layers (default: all)")
     args = parser.parse_args()
     gen = os.path.join(args.build, "bin", "fp8q-model-gen")
     opt = os.path.join(args.build, "bin", "fp8q-opt")
 
-    print(f"Scale copies per decode step (M = {args.tokens}, TP = {args.tp}):\n")
-    print("| model | target | GEMMs | policy | copies | bytes moved | launches saved vs hand-placed |")
+    layers = "" if args.layers is None else f", first {args.layers} layers"
+    bytes_label = "bytes moved per token" if args.tokens == "?" else "bytes moved"
+    print(f"Scale copies per decode step (M = {args.tokens}, TP = {args.tp}"
+          f"{layers}):\n")
+    print(f"| model | target | GEMMs | policy | copies | {bytes_label} | "
+          "launches saved vs hand-placed |")
     print("|---|---|---|---|---|---|---|")
     for name, config in MODELS:
         for arch, rocm in TARGETS:
             ir = run([gen, os.path.join(ROOT, config), f"--target={arch}",
                       f"--rocm={rocm}", f"--tokens={args.tokens}",
-                      f"--tp={args.tp}"])
+                      f"--tp={args.tp}"]
+                     + ([] if args.layers is None else [f"--layers={args.layers}"]))
             gemms = ir.count("fp8q.gemm")
             baseline = None
             for policy, pass_name in POLICIES:
@@ -80,11 +93,12 @@ def main():
                 out = run([opt, f"--pass-pipeline={pipeline}"], stdin=ir)
                 copies, moved = 0, 0
                 for m, g, src, dst in MATERIALIZE.findall(out):
-                    m, g = int(m), int(g)
+                    m = None if m == "?" else int(m)
+                    g = int(g)
                     if equal_layouts(m, g, src, dst):
                         continue
                     copies += 1
-                    moved += 2 * m * g * 4
+                    moved += 2 * (1 if m is None else m) * g * 4
                 if baseline is None:
                     baseline = copies
                 print(f"| {name} | {arch} | {gemms} | {policy} | {copies} | "

@@ -6,6 +6,10 @@
 // RUN:   --pass-pipeline="builtin.module(fp8q-pipeline)" | FileCheck %s
 // RUN: fp8q-opt %s --fp8q-pipeline=fuse-producers=false | FileCheck %s --check-prefix=NOFUSE
 // RUN: fp8q-opt %s --fp8q-pipeline=skip-propagation | FileCheck %s --check-prefix=SKIP
+// Upstream mlir-opt reads every output without the fp8q dialect.
+// RUN: fp8q-opt %s --fp8q-pipeline | mlir-opt -o /dev/null
+// RUN: fp8q-opt %s --fp8q-pipeline=fuse-producers=false | mlir-opt -o /dev/null
+// RUN: fp8q-opt %s --fp8q-pipeline=skip-propagation | mlir-opt -o /dev/null
 
 // Only LLVM dialect remains; the fp8q target attribute is gone, so
 // mlir-runner can parse the module without the fp8q dialect.

@@ -36,11 +36,14 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -53,14 +56,20 @@ using llvm::cl::opt;
 
 static opt<std::string> inputFile(llvm::cl::Positional, llvm::cl::Required,
                                   desc("<fp8q tensor IR>"));
-static opt<std::string> entryName("entry", desc("Entry function"),
-                                  init("decode_step"));
+static opt<std::string> entryName(
+    "entry",
+    desc("Public function to run: static tensor arguments (bf16 activations "
+         "and norm weights, FP8 weights each followed by its f32 block "
+         "scale) and one static 2-D bf16 result (default: decode_step, the "
+         "name fp8q-model-gen gives)"),
+    init("decode_step"));
 static opt<std::string>
     runtimeLib("runtime",
                desc("Runtime library implementing the fp8q ABI (default: "
                     "libfp8q_runtime_cpu.so beside this tool's lib directory)"),
                init(""));
-static opt<unsigned> seed("seed", desc("Seed of the random inputs"), init(1));
+static opt<unsigned>
+    seed("seed", desc("Seed of the random inputs (default: 1)"), init(1));
 static opt<bool> compareUnfixed(
     "compare-unfixed",
     desc("Also run the program compiled without layout propagation, in the "
@@ -72,7 +81,7 @@ static opt<bool> skipPropagation(
          "default, so a wrong layout stops the run with the runtime's error"));
 static opt<bool> fuseProducers("fuse-producers",
                                desc("Fuse transposed scale writes into the "
-                                    "quantize producers"),
+                                    "quantize producers (default: true)"),
                                init(true));
 
 namespace {
@@ -155,11 +164,16 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
   ArrayRef<Type> types = fn.getArgumentTypes();
   for (size_t i = 0; i < types.size(); ++i) {
     auto type = dyn_cast<RankedTensorType>(types[i]);
-    if (!type || !type.hasStaticShape() || type.getRank() < 1 ||
-        type.getRank() > 3)
-      return fn.emitError("fp8q-run: argument #")
-             << i << " must be a static tensor of rank 1 to 3, got "
-             << types[i];
+    if (type && !type.hasStaticShape() && type.getRank() >= 1 &&
+        type.getRank() <= 3)
+      return emitError(fn.getLoc(), "fp8q-run: argument #")
+             << i << " of @" << fn.getSymName() << " has type " << types[i]
+             << ": fp8q-run runs static shapes; generate the model with a "
+                "number of tokens, e.g. fp8q-model-gen --tokens=16";
+    if (!type || type.getRank() < 1 || type.getRank() > 3)
+      return emitError(fn.getLoc(), "fp8q-run: argument #")
+             << i << " of @" << fn.getSymName()
+             << " must be a static tensor of rank 1 to 3, got " << types[i];
     Type elt = type.getElementType();
     int64_t n = type.getNumElements();
     Argument &arg = args[i];
@@ -195,7 +209,7 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
       if (!scaleType || !scaleType.getElementType().isF32() ||
           scaleType.getShape() != ArrayRef<int64_t>(scaleShape)) {
         InFlightDiagnostic diag =
-            fn.emitError("fp8q-run: FP8 weight argument #")
+            emitError(fn.getLoc(), "fp8q-run: FP8 weight argument #")
             << i << " must be followed by its [";
         llvm::interleaveComma(scaleShape, diag);
         return diag << "] f32 block scale";
@@ -236,8 +250,10 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
       scaleArg.reference = fp8q::RefTensor::make(scaleType.getShape(), scales);
       continue;
     }
-    return fn.emitError("fp8q-run: unsupported argument #")
-           << i << " of type " << type;
+    return emitError(fn.getLoc(), "fp8q-run: unsupported argument #")
+           << i << " of type " << type
+           << "; expected bf16 activations or norm weights (rank 1 or 2) or "
+              "an FP8 weight (rank 2 or 3) followed by its f32 block scale";
   }
   return args;
 }
@@ -282,11 +298,23 @@ FailureOr<LayoutReport> analyzeLayouts(ModuleOp module, bool fuse) {
   return report;
 }
 
-/// Compiles a clone of `module` with --fp8q-pipeline and runs the entry.
+/// Copies of `inputs` whose descriptors point at their own bytes: every
+/// run gets fresh inputs, whatever an earlier run did with its own.
+std::vector<Argument> freshCopy(const std::vector<Argument> &inputs) {
+  std::vector<Argument> args = inputs;
+  for (Argument &arg : args)
+    arg.desc.allocated = arg.desc.aligned = arg.bytes.data();
+  return args;
+}
+
+/// Compiles a clone of `module` with --fp8q-pipeline and runs the entry on a
+/// fresh copy of `inputs`. A public function's arguments are read-only
+/// (SPEC): a run that writes into one fails.
 FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
-                                            std::vector<Argument> &args,
+                                            const std::vector<Argument> &inputs,
                                             ArrayRef<int64_t> resultShape,
                                             StringRef runtime) {
+  std::vector<Argument> args = freshCopy(inputs);
   OwningOpRef<ModuleOp> clone = module.clone();
   auto fn = clone->lookupSymbol<func::FuncOp>(entryName);
   fn->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
@@ -325,6 +353,15 @@ FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
     (void)fail("JIT: " + llvm::toString(std::move(err)));
     return failure();
   }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].bytes != inputs[i].bytes) {
+      free(result.allocated);
+      (void)fail(
+          llvm::formatv("the compiled @{0} wrote into its argument #{1}; "
+                        "a public function's arguments are read-only",
+                        entryName.getValue(), i));
+      return failure();
+    }
   int64_t n = resultShape[0] * resultShape[1];
   std::vector<float> out(n);
   const auto *bits = static_cast<const uint16_t *>(result.aligned);
@@ -335,6 +372,40 @@ FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
           fp8q_bf16_to_f32(bits[result.offset + i * s0 + j * s1]);
   free(result.allocated);
   return out;
+}
+
+/// Runs `body` with the process's stderr (where the runtime library prints
+/// its warnings) going to a temporary file, then replays every line except
+/// the runtime's warnings, and returns those warnings.
+template <typename Body>
+std::vector<std::string> captureRuntimeWarnings(Body &&body) {
+  std::vector<std::string> warnings;
+  llvm::SmallString<128> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("fp8q-run", "log", fd, path)) {
+    body();
+    return warnings;
+  }
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(fd, 2);
+  body();
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  if (auto buffer = llvm::MemoryBuffer::getFile(path)) {
+    SmallVector<StringRef> lines;
+    (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef line : lines) {
+      if (line.starts_with("fp8q runtime warning"))
+        warnings.push_back(line.str());
+      else
+        llvm::errs() << line << "\n";
+    }
+  }
+  llvm::sys::fs::remove(path);
+  return warnings;
 }
 
 /// Cosine similarity and relative L2 error of `y` against `ref`.
@@ -384,16 +455,49 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // From here on, report at file:line:col without echoing the source line:
+  // a model's entry signature is one line of kilobytes.
+  ScopedDiagnosticHandler located(&context, [](Diagnostic &diag) {
+    auto print = [](Diagnostic &d, StringRef severity) {
+      Location loc = d.getLocation();
+      if (auto file = dyn_cast<FileLineColLoc>(loc))
+        llvm::errs() << file.getFilename().getValue() << ":" << file.getLine()
+                     << ":" << file.getColumn() << ": ";
+      llvm::errs() << severity << ": " << d << "\n";
+    };
+    print(diag, diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
+                : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                                    : "remark");
+    for (Diagnostic &note : diag.getNotes())
+      print(note, "note");
+    return success();
+  });
   auto fn = module->lookupSymbol<func::FuncOp>(entryName);
-  if (!fn || fn.isExternal() || fn.getNumResults() != 1)
-    return fail("no function @" + entryName +
-                " with a body and one result in " + inputFile);
-  auto resultType = dyn_cast<RankedTensorType>(fn.getResultTypes()[0]);
+  if (!fn || fn.isExternal() || !fn.isPublic()) {
+    std::string candidates;
+    for (auto other : module->getOps<func::FuncOp>())
+      if (other.isPublic() && !other.isExternal())
+        candidates +=
+            (candidates.empty() ? "" : ", ") + ("@" + other.getSymName()).str();
+    return fail("no public function @" + entryName + " with a body in " +
+                inputFile + "; name the function to run with --entry" +
+                (candidates.empty()
+                     ? std::string()
+                     : " (public functions: " + candidates + ")"));
+  }
+  auto resultType = fn.getNumResults() == 1
+                        ? dyn_cast<RankedTensorType>(fn.getResultTypes()[0])
+                        : RankedTensorType();
   if (!resultType || !resultType.hasStaticShape() ||
       resultType.getRank() != 2 || !resultType.getElementType().isBF16()) {
-    fn.emitError("fp8q-run: @")
-        << entryName << " must return a static 2-D bf16 tensor, not "
-        << fn.getResultTypes()[0];
+    InFlightDiagnostic diag = emitError(fn.getLoc(), "fp8q-run: @")
+                              << entryName
+                              << " must return one static 2-D bf16 tensor";
+    if (fn.getNumResults() == 1)
+      diag << ", not " << fn.getResultTypes()[0];
+    if (resultType && !resultType.hasStaticShape())
+      diag << "; generate the model with a number of tokens, e.g. "
+              "fp8q-model-gen --tokens=16";
     return 1;
   }
   std::string runtime =
@@ -435,7 +539,14 @@ int main(int argc, char **argv) {
   const std::vector<float> &input = *refArgs[0].data;
   progress(llvm::formatv("reference done in {0:f1} s", seconds(start)));
 
+  bool explained = false;
   auto report = [&](StringRef label, ArrayRef<float> y) {
+    if (!explained && input.size() == y.size())
+      llvm::outs() << "accuracy against the fp32 reference of the same graph "
+                      "(quantization taken out); the residual stream carries "
+                      "the input through every layer, so \"layer update\" "
+                      "compares output - input, what the layers added\n";
+    explained = true;
     auto [cosine, relErr] = compare(y, refOut);
     // The residual stream carries the input through; measure the update the
     // layers computed too.
@@ -485,9 +596,20 @@ int main(int argc, char **argv) {
     progress("compiling without layout propagation (skip-propagation) and "
              "running with FP8Q_RT_UNCHECKED=1");
     setenv("FP8Q_RT_UNCHECKED", "1", 1);
-    FailureOr<std::vector<float>> bad = compileAndRun(
-        *module, /*propagate=*/false, *args, resultType.getShape(), runtime);
+    FailureOr<std::vector<float>> bad = failure();
+    std::vector<std::string> warnings = captureRuntimeWarnings([&] {
+      bad = compileAndRun(*module, /*propagate=*/false, *args,
+                          resultType.getShape(), runtime);
+    });
     unsetenv("FP8Q_RT_UNCHECKED");
+    if (!warnings.empty()) {
+      llvm::errs() << warnings.front() << "\n";
+      if (warnings.size() > 1)
+        llvm::errs() << "fp8q-run: and " << warnings.size() - 1
+                     << " more runtime warnings, one per kernel call that "
+                        "read an operand in the wrong layout (all of them: "
+                        "FP8Q_RT_UNCHECKED=1 fp8q-run --skip-propagation)\n";
+    }
     if (failed(bad))
       return 1;
     report("no propagation (wrong layouts):", *bad);
