@@ -10,7 +10,12 @@
 // RUN: fp8q-opt %s -allow-unregistered-dialect --fp8q-propagate-scale-layout="report-counts=true fuse-producers=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // TARGET-NOT: see current operation
-// TARGET: error: module has no 'fp8q.target' attribute
+// TARGET: error: module has no 'fp8q.target' attribute, needed to choose kernels for 4 fp8q.gemm op(s)
+// At most three located notes, then a count (GLM-5 printed 1824 notes).
+// TARGET-COUNT-3: note: this gemm has no kernel
+// TARGET-NEXT: fp8q.gemm
+// TARGET-NEXT: ^
+// TARGET-NEXT: note: and 1 more fp8q.gemm op(s) without `kernel`
 // TARGET-NOT: see current operation
 // TARGET-NOT: "func.func"
 // TARGET-NOT: func.func @
@@ -45,4 +50,11 @@ func.func @layer(%x: tensor<16x256xbf16>, %w: tensor<32x256xf8E4M3FN>, %ws: tens
 func.func @unrouted(%q: tensor<16x256xf8E4M3FN>, %s: tensor<16x2xf32>, %w: tensor<32x256xf8E4M3FN>, %ws: tensor<1x2xf32>) -> tensor<16x32xbf16> {
   %o = fp8q.gemm %q, %s, %w, %ws : tensor<16x256xf8E4M3FN>, tensor<16x2xf32>, tensor<32x256xf8E4M3FN>, tensor<1x2xf32> -> tensor<16x32xbf16>
   return %o : tensor<16x32xbf16>
+}
+
+func.func @unrouted_more(%q: tensor<16x256xf8E4M3FN>, %s: tensor<16x2xf32>, %w: tensor<32x256xf8E4M3FN>, %ws: tensor<1x2xf32>) -> (tensor<16x32xbf16>, tensor<16x32xbf16>, tensor<16x32xbf16>) {
+  %a = fp8q.gemm %q, %s, %w, %ws : tensor<16x256xf8E4M3FN>, tensor<16x2xf32>, tensor<32x256xf8E4M3FN>, tensor<1x2xf32> -> tensor<16x32xbf16>
+  %b = fp8q.gemm %q, %s, %w, %ws : tensor<16x256xf8E4M3FN>, tensor<16x2xf32>, tensor<32x256xf8E4M3FN>, tensor<1x2xf32> -> tensor<16x32xbf16>
+  %c = fp8q.gemm %q, %s, %w, %ws : tensor<16x256xf8E4M3FN>, tensor<16x2xf32>, tensor<32x256xf8E4M3FN>, tensor<1x2xf32> -> tensor<16x32xbf16>
+  return %a, %b, %c : tensor<16x32xbf16>, tensor<16x32xbf16>, tensor<16x32xbf16>
 }
