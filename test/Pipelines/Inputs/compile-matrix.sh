@@ -3,13 +3,16 @@
 # every target, TP 1, 2 and 8, with fusion on and off, and checks that the
 # output holds LLVM dialect only and parses in upstream mlir-opt (no fp8q
 # type or attribute left). Prints one line per configuration.
-# Usage: compile-matrix.sh FP8Q_MODEL_GEN FP8Q_OPT MLIR_OPT CONFIG.json OUT_DIR
+# Usage: compile-matrix.sh CONFIG.json OUT_DIR FP8Q_MODEL_GEN FP8Q_OPT MLIR_OPT...
+# (the upstream mlir-opt command comes last: in a sanitizer build lit spells
+# it `env LD_PRELOAD=... mlir-opt`).
 set -euo pipefail
-model_gen=$1
-opt=$2
-mlir_opt=$3
-config=$4
-out=$5
+config=$1
+out=$2
+model_gen=$3
+opt=$4
+shift 4
+mlir_opt=("$@")
 mkdir -p "$out"
 targets=("gfx950 --rocm=7.2" "gfx950 --rocm=7.0" "gfx942" "sm90")
 for tp in 1 2 8; do
@@ -24,7 +27,7 @@ for tp in 1 2 8; do
         echo "FAIL $name: $(head -c 400 "$out/err.txt")"
         continue
       fi
-      if ! "$mlir_opt" "$out/step.llvm.mlir" -o /dev/null 2>"$out/err.txt"; then
+      if ! "${mlir_opt[@]}" "$out/step.llvm.mlir" -o /dev/null 2>"$out/err.txt"; then
         echo "UNREADABLE $name: $(head -c 400 "$out/err.txt")"
         continue
       fi
