@@ -1,19 +1,40 @@
 //===- LowerToRuntime.cpp - fp8q.buffer.* ops to runtime calls ------------===//
 //
-// Maps each memref-level fp8q op to one call of the runtime C ABI
-// (include/fp8q/Runtime/fp8q_runtime.h). The ABI's scalar codes (kernel ids,
-// fp8 flavours, weight layouts) are taken from that header and from the
-// contract table, never restated here.
+// A full dialect conversion (after upstream LowerDeallocations and
+// SparseTensorConversion): one OpConversionPattern per fp8q.buffer.* op maps
+// it to one call of the runtime C ABI (include/fp8q/Runtime/fp8q_runtime.h),
+// and the conversion target admits nothing of the fp8q dialect: no fp8q op,
+// no type or attribute holding an fp8q attribute. A module that still holds
+// one after the patterns ran fails the conversion, so a lowered module
+// parses in tools that do not load the dialect (mlir-opt, mlir-runner) by
+// construction.
+//
+// The TypeConverter maps the fp8q encodings to what bufferization makes of
+// them: a scale layout becomes the strided memref layout, a weight layout is
+// dropped (the bytes already are the stored order). It converts function
+// signatures that still name an encoding; the fp8q encoding of a constant
+// (the initial value of a weight preshuffled at compile time) and the
+// module's `fp8q.target` are dropped by a pattern as well.
+//
+// The ABI's scalar codes (kernel ids, fp8 flavours, weight layouts) are
+// taken from the ABI header and the contract table, never restated here.
+// fp8 operands are declared as byte buffers (i8): the flavour travels only
+// in the `fp8_type` argument.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q/Support/Diagnostics.h"
+#include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
 
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/IR/Builders.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace fp8q {
 #define GEN_PASS_DEF_LOWERTORUNTIME
@@ -25,16 +46,88 @@ using namespace fp8q;
 
 namespace {
 
-/// The fully dynamic strided memref type of `type`'s rank and element type:
-/// any strided memref casts to it, and its descriptor carries the real
-/// offset, sizes and strides.
-MemRefType getFullyDynamicType(MemRefType type) {
+//===----------------------------------------------------------------------===//
+// fp8q attributes and types
+//===----------------------------------------------------------------------===//
+
+/// True if `attr` is an attribute of the fp8q dialect.
+bool isFp8qAttr(Attribute attr, Dialect *dialect) {
+  return dialect && &attr.getDialect() == dialect;
+}
+
+/// True if `type` holds an fp8q attribute (a tensor encoding).
+bool typeHoldsFp8q(Type type, Dialect *dialect) {
+  return type
+      .walk([&](Attribute nested) {
+        return isFp8qAttr(nested, dialect) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// True if `attr` is or holds an fp8q attribute, including through the
+/// type of a typed attribute (Attribute::walk does not visit the type of a
+/// DenseElementsAttr).
+bool attrHoldsFp8q(Attribute attr, Dialect *dialect) {
+  return attr
+      .walk([&](Attribute nested) {
+        if (isFp8qAttr(nested, dialect))
+          return WalkResult::interrupt();
+        if (auto typed = dyn_cast<TypedAttr>(nested))
+          if (typeHoldsFp8q(typed.getType(), dialect))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// `type` without an fp8q encoding, or nullopt if it has none.
+std::optional<RankedTensorType> stripFp8qEncoding(Type type, Dialect *dialect) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || !ranked.getEncoding() ||
+      !isFp8qAttr(ranked.getEncoding(), dialect))
+    return std::nullopt;
+  return RankedTensorType::get(ranked.getShape(), ranked.getElementType());
+}
+
+/// Layouts -> strided memrefs, encodings dropped: a tensor with an fp8q
+/// encoding becomes the memref bufferization gives it
+/// (fp8q::getFp8qMemRefType); any other type holding an fp8q attribute has
+/// no conversion (it is illegal); every other type is legal as it is.
+class RuntimeTypeConverter : public TypeConverter {
+public:
+  explicit RuntimeTypeConverter(Dialect *dialect) {
+    addConversion([dialect](Type type) -> std::optional<Type> {
+      if (typeHoldsFp8q(type, dialect))
+        return Type();
+      return type;
+    });
+    addConversion([dialect](RankedTensorType type) -> std::optional<Type> {
+      if (!type.getEncoding() || !isFp8qAttr(type.getEncoding(), dialect))
+        return std::nullopt;
+      if (MemRefType mapped = getFp8qMemRefType(type))
+        return mapped;
+      return Type();
+    });
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Runtime calls
+//===----------------------------------------------------------------------===//
+
+/// The ABI type of a memref operand: fully dynamic strided (any strided
+/// memref casts to it and its descriptor carries the real offset, sizes and
+/// strides), fp8 element types as bytes (i8: the flavour is `fp8_type`).
+MemRefType getAbiType(MemRefType type) {
   SmallVector<int64_t> shape(type.getRank(), ShapedType::kDynamic);
   SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
   auto layout =
       StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
-  return MemRefType::get(shape, type.getElementType(), layout,
-                         type.getMemorySpace());
+  Type element = type.getElementType();
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
+    element = IntegerType::get(type.getContext(), 8);
+  return MemRefType::get(shape, element, layout, type.getMemorySpace());
 }
 
 /// ABI name suffix of an activation element type.
@@ -46,7 +139,8 @@ StringRef getActivationSuffix(Type elementType) {
   return "f32";
 }
 
-/// ABI code of an fp8 element type (fp8q_fp8_type).
+/// ABI code of an fp8 element type: the `fp8_type` argument
+/// (fp8q_fp8_type), the one place an fp8 flavour crosses the ABI.
 int32_t getFp8Code(Type elementType) {
   return isa<Float8E4M3FNUZType>(elementType) ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN;
 }
@@ -57,79 +151,106 @@ static_assert(static_cast<int32_t>(Kernel::CkBpreshuffle) ==
                       FP8Q_KERNEL_REFERENCE,
               "fp8q::Kernel and fp8q_kernel must agree");
 
-/// Emits runtime calls for one module, declaring entry points on first use.
-class RuntimeCallBuilder {
+/// State the patterns share: the module's symbols (entry points are
+/// declared on first use) and the ops an error was reported for.
+class RuntimeCalls {
 public:
-  RuntimeCallBuilder(ModuleOp module) : module(module), symbols(module) {}
+  explicit RuntimeCalls(ModuleOp module) : module(module), symbols(module) {}
 
-  /// Emits `call @name(args)` before `op`: memref arguments are cast to the
-  /// fully dynamic strided form. Fails with a diagnostic when `name` is
-  /// already defined with an incompatible signature.
-  LogicalResult emitCall(Operation *op, StringRef name, ArrayRef<Value> args) {
-    OpBuilder b(op);
+  /// Reports an error at `op` (without printing it) once.
+  InFlightDiagnostic report(Operation *op) {
+    reported.insert(op);
+    return fp8q::emitOpErrorAt(op);
+  }
+  bool wasReported(Operation *op) const { return reported.contains(op); }
+  bool reportedAny() const { return !reported.empty(); }
+  unsigned getNumCalls() const { return numCalls; }
+
+  /// Replaces `op` with `call @name(args)`: memref arguments are cast to
+  /// their ABI type. Fails with a diagnostic when `name` is already defined
+  /// with an incompatible signature.
+  LogicalResult replaceWithCall(ConversionPatternRewriter &rewriter,
+                                Operation *op, StringRef name,
+                                ArrayRef<Value> args) {
+    SmallVector<Type> argTypes;
+    for (Value arg : args) {
+      if (auto memref = dyn_cast<MemRefType>(arg.getType()))
+        argTypes.push_back(getAbiType(memref));
+      else
+        argTypes.push_back(arg.getType());
+    }
+    Operation *existing = symbols.lookup(name);
+    auto decl = dyn_cast_if_present<func::FuncOp>(existing);
+    if (existing &&
+        !(decl && compatible(decl.getFunctionType().getInputs(), argTypes))) {
+      InFlightDiagnostic diag = report(op)
+                                << "cannot call runtime entry point @" << name
+                                << ": the module already defines that symbol "
+                                   "with an incompatible signature";
+      diag.attachNote(existing->getLoc()) << "defined here";
+      return failure();
+    }
+
     Location loc = op->getLoc();
     SmallVector<Value> operands;
     DenseMap<Value, Value> casts;
     for (Value arg : args) {
-      if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
-        MemRefType dynamic = getFullyDynamicType(memref);
-        Value &cast = casts[arg];
-        if (!cast)
-          cast = dynamic == memref
-                     ? arg
-                     : memref::CastOp::create(b, loc, dynamic, arg).getResult();
-        operands.push_back(cast);
-      } else {
+      auto memref = dyn_cast<MemRefType>(arg.getType());
+      if (!memref) {
         operands.push_back(arg);
+        continue;
       }
+      Value &cast = casts[arg];
+      if (!cast) {
+        MemRefType abi = getAbiType(memref);
+        auto dynamic = MemRefType::get(abi.getShape(), memref.getElementType(),
+                                       abi.getLayout(), abi.getMemorySpace());
+        cast = dynamic == memref
+                   ? arg
+                   : memref::CastOp::create(rewriter, loc, dynamic, arg)
+                         .getResult();
+        // fp8 as bytes: the descriptors are the same, so the cast
+        // disappears when both sides become LLVM structs.
+        if (abi != dynamic)
+          cast = UnrealizedConversionCastOp::create(rewriter, loc, abi, cast)
+                     .getResult(0);
+      }
+      operands.push_back(cast);
     }
-    SmallVector<Type> argTypes(llvm::map_range(
-        operands, [](Value operand) { return operand.getType(); }));
-    FailureOr<func::FuncOp> callee = getOrDeclare(op, name, argTypes);
-    if (failed(callee))
-      return failure();
-    // A module may use both fp8 flavours with one declaration: the
-    // descriptor is the same, so bridge the element type with a cast that
-    // disappears when both sides become LLVM structs.
-    ArrayRef<Type> params = callee->getFunctionType().getInputs();
+    if (!decl)
+      decl = declare(rewriter, name, argTypes);
+    // A declaration the module already had may type fp8 operands with an
+    // fp8 element type.
+    ArrayRef<Type> params = decl.getFunctionType().getInputs();
     for (auto [operand, param] : llvm::zip(operands, params))
       if (operand.getType() != param)
-        operand = UnrealizedConversionCastOp::create(b, loc, param, operand)
-                      .getResult(0);
-    func::CallOp::create(b, loc, *callee, operands);
+        operand =
+            UnrealizedConversionCastOp::create(rewriter, loc, param, operand)
+                .getResult(0);
+    func::CallOp::create(rewriter, loc, decl, operands);
+    rewriter.eraseOp(op);
+    ++numCalls;
     return success();
   }
 
 private:
-  FailureOr<func::FuncOp> getOrDeclare(Operation *user, StringRef name,
-                                       ArrayRef<Type> argTypes) {
+  func::FuncOp declare(ConversionPatternRewriter &rewriter, StringRef name,
+                       ArrayRef<Type> argTypes) {
     MLIRContext *ctx = module.getContext();
-    auto i32 = IntegerType::get(ctx, 32);
-    Operation *existing = symbols.lookup(name);
-    if (!existing) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      auto decl = func::FuncOp::create(b, module.getLoc(), name,
-                                       FunctionType::get(ctx, argTypes, {i32}));
-      decl.setPrivate();
-      decl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    UnitAttr::get(ctx));
-      symbols.insert(decl);
-      return decl;
-    }
-    auto decl = dyn_cast<func::FuncOp>(existing);
-    if (decl && compatible(decl.getFunctionType().getInputs(), argTypes))
-      return decl;
-    InFlightDiagnostic diag =
-        fp8q::emitErrorAt(user)
-        << "cannot call runtime entry point @" << name
-        << ": the module already defines that symbol with "
-           "an incompatible signature";
-    diag.attachNote(existing->getLoc()) << "defined here";
-    return failure();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    auto decl = func::FuncOp::create(
+        rewriter, module.getLoc(), name,
+        FunctionType::get(ctx, argTypes, {IntegerType::get(ctx, 32)}));
+    decl.setPrivate();
+    decl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  UnitAttr::get(ctx));
+    symbols.insert(decl);
+    return decl;
   }
 
-  /// Declared and wanted argument types agree up to the fp8 flavour of
-  /// memref element types (the ABI reads fp8 as bytes).
+  /// Declared and wanted argument types agree up to the element type of
+  /// 8-bit memrefs (the ABI reads fp8 as bytes).
   static bool compatible(ArrayRef<Type> declared, ArrayRef<Type> wanted) {
     if (declared.size() != wanted.size())
       return false;
@@ -147,94 +268,257 @@ private:
 
   ModuleOp module;
   SymbolTable symbols;
+  DenseSet<Operation *> reported;
+  unsigned numCalls = 0;
+};
+
+/// Base of the patterns that lower one fp8q.buffer.* op to one call.
+template <typename OpTy>
+class RuntimeCallPattern : public OpConversionPattern<OpTy> {
+public:
+  RuntimeCallPattern(const TypeConverter &converter, MLIRContext *ctx,
+                     RuntimeCalls &calls)
+      : OpConversionPattern<OpTy>(converter, ctx), calls(calls) {}
+
+protected:
+  static Value i32(ConversionPatternRewriter &rewriter, Location loc,
+                   int64_t value) {
+    return arith::ConstantIntOp::create(rewriter, loc, value, 32);
+  }
+  static Value i64(ConversionPatternRewriter &rewriter, Location loc,
+                   int64_t value) {
+    return arith::ConstantIntOp::create(rewriter, loc, value, 64);
+  }
+  static Value fp8Code(ConversionPatternRewriter &rewriter, Location loc,
+                       Value fp8Buffer) {
+    return i32(
+        rewriter, loc,
+        getFp8Code(cast<MemRefType>(fp8Buffer.getType()).getElementType()));
+  }
+  static StringRef elementSuffix(Value buffer) {
+    return getActivationSuffix(
+        cast<MemRefType>(buffer.getType()).getElementType());
+  }
+
+  RuntimeCalls &calls;
+};
+
+struct QuantizeLowering : RuntimeCallPattern<BufferQuantizeOp> {
+  using RuntimeCallPattern::RuntimeCallPattern;
+  LogicalResult
+  matchAndRewrite(BufferQuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::string name =
+        ("fp8q_rt_quantize_" + elementSuffix(adaptor.getX())).str();
+    Value groupSize = i64(rewriter, loc, op.getGroupSize());
+    return calls.replaceWithCall(rewriter, op, name,
+                                 {adaptor.getX(), adaptor.getQ(),
+                                  adaptor.getScale(), groupSize,
+                                  fp8Code(rewriter, loc, adaptor.getQ())});
+  }
+};
+
+struct RmsNormQuantizeLowering : RuntimeCallPattern<BufferRmsNormQuantizeOp> {
+  using RuntimeCallPattern::RuntimeCallPattern;
+  LogicalResult
+  matchAndRewrite(BufferRmsNormQuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::string name =
+        ("fp8q_rt_rms_norm_quantize_" + elementSuffix(adaptor.getX())).str();
+    Value y = adaptor.getUnquantized();
+    // The ABI leaves y untouched when keep_unquantized is 0; x stands in.
+    Value keep = i32(rewriter, loc, y ? 1 : 0);
+    if (!y)
+      y = adaptor.getX();
+    Value epsilon =
+        arith::ConstantOp::create(rewriter, loc, op.getEpsilonAttr());
+    Value groupSize = i64(rewriter, loc, op.getGroupSize());
+    return calls.replaceWithCall(
+        rewriter, op, name,
+        {adaptor.getX(), adaptor.getGamma(), adaptor.getQ(), adaptor.getScale(),
+         y, epsilon, groupSize, fp8Code(rewriter, loc, adaptor.getQ()), keep});
+  }
+};
+
+struct GemmLowering : RuntimeCallPattern<BufferGemmOp> {
+  using RuntimeCallPattern::RuntimeCallPattern;
+  LogicalResult
+  matchAndRewrite(BufferGemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<Kernel> kernel = op.getKernel();
+    if (!kernel) {
+      calls.report(op)
+          << "has no kernel; run --fp8q-select-kernels or name one with "
+             "kernel = #fp8q.kernel<...> before lowering to the runtime";
+      return failure();
+    }
+    Location loc = op.getLoc();
+    int32_t weightLayout = op.getWLayout() ? FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16
+                                           : FP8Q_WEIGHT_LAYOUT_PLAIN;
+    Value kernelId = i32(rewriter, loc, static_cast<int32_t>(*kernel));
+    Value fp8 = fp8Code(rewriter, loc, adaptor.getQ());
+    Value layout = i32(rewriter, loc, weightLayout);
+    return calls.replaceWithCall(rewriter, op, "fp8q_rt_gemm",
+                                 {adaptor.getQ(), adaptor.getXScale(),
+                                  adaptor.getW(), adaptor.getWScale(),
+                                  adaptor.getOut(), kernelId, fp8, layout});
+  }
+};
+
+struct MaterializeLowering : RuntimeCallPattern<BufferMaterializeOp> {
+  using RuntimeCallPattern::RuntimeCallPattern;
+  LogicalResult
+  matchAndRewrite(BufferMaterializeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return calls.replaceWithCall(rewriter, op, "fp8q_rt_materialize",
+                                 {adaptor.getSource(), adaptor.getDest()});
+  }
+};
+
+struct PreshuffleLowering : RuntimeCallPattern<BufferPreshuffleOp> {
+  using RuntimeCallPattern::RuntimeCallPattern;
+  LogicalResult
+  matchAndRewrite(BufferPreshuffleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return calls.replaceWithCall(rewriter, op, "fp8q_rt_preshuffle",
+                                 {adaptor.getW(), adaptor.getDest()});
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// fp8q attributes outside fp8q ops
+//===----------------------------------------------------------------------===//
+
+/// Drops the discardable fp8q attributes of an op (the module's
+/// `fp8q.target`) and the fp8q encoding of tensor types nested in its
+/// constants: after bufferization a constant weight preshuffled at compile
+/// time is a memref.global whose initial value is typed
+/// tensor<NxKxf8, #fp8q.weight_layout<...>>; the bytes already are the
+/// stored layout. Anything else of fp8q the op holds stays and keeps it
+/// illegal.
+struct StripFp8qAttributes : ConversionPattern {
+  StripFp8qAttributes(const TypeConverter &converter, MLIRContext *ctx,
+                      Dialect *dialect)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/2, ctx),
+        dialect(dialect) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value>,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op->getDialect() == dialect)
+      return failure();
+    SmallVector<StringAttr> names;
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (attr.getName().getValue().starts_with("fp8q."))
+        names.push_back(attr.getName());
+    AttrTypeReplacer replacer;
+    Dialect *fp8q = dialect;
+    replacer.addReplacement(
+        [fp8q](DenseElementsAttr attr) -> std::optional<Attribute> {
+          if (auto plain = stripFp8qEncoding(attr.getType(), fp8q))
+            return attr.reshape(*plain);
+          return std::nullopt;
+        });
+    replacer.addReplacement(
+        [fp8q](DenseResourceElementsAttr attr) -> std::optional<Attribute> {
+          if (auto plain = stripFp8qEncoding(attr.getType(), fp8q))
+            return DenseResourceElementsAttr::get(*plain, attr.getRawHandle());
+          return std::nullopt;
+        });
+    DictionaryAttr attrs = op->getAttrDictionary();
+    bool constants = replacer.replace(attrs) != attrs;
+    if (names.empty() && !constants)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      for (StringAttr name : names)
+        op->removeDiscardableAttr(name);
+      if (constants)
+        replacer.replaceElementsIn(op, /*replaceAttrs=*/true,
+                                   /*replaceLocs=*/false,
+                                   /*replaceTypes=*/false);
+    });
+    return success();
+  }
+
+  Dialect *dialect;
+};
+
+/// Reports an op that is still illegal once every other pattern failed:
+/// an fp8q op without a runtime call, or an op holding an fp8q type or
+/// attribute. The conversion then fails (the op has no legal form).
+struct ReportLeftover : ConversionPattern {
+  ReportLeftover(const TypeConverter &converter, MLIRContext *ctx,
+                 Dialect *dialect, RuntimeCalls &calls)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/0, ctx),
+        dialect(dialect), calls(calls) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value>,
+                                ConversionPatternRewriter &) const override {
+    if (calls.wasReported(op))
+      return failure();
+    if (op->getDialect() == dialect)
+      calls.report(op) << "has no runtime call; only fp8q.buffer.* ops are "
+                          "lowered to the runtime: run --fp8q-bufferize first";
+    else
+      calls.report(op) << "holds an fp8q type or attribute that has no "
+                          "lowered form; run --fp8q-bufferize first";
+    return failure();
+  }
+
+  Dialect *dialect;
+  RuntimeCalls &calls;
 };
 
 struct LowerToRuntimePass
     : public fp8q::impl::LowerToRuntimeBase<LowerToRuntimePass> {
   void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
     ModuleOp module = getOperation();
-    RuntimeCallBuilder calls(module);
-    SmallVector<Operation *> ops;
-    module.walk([&](Operation *op) {
-      if (isa<BufferQuantizeOp, BufferRmsNormQuantizeOp, BufferGemmOp,
-              BufferMaterializeOp, BufferPreshuffleOp>(op))
-        ops.push_back(op);
+    Dialect *dialect = ctx->getLoadedDialect<Fp8qDialect>();
+    if (!dialect)
+      return; // Nothing of fp8q can be in the module.
+    RuntimeTypeConverter converter(dialect);
+    RuntimeCalls calls(module);
+
+    // Nothing of fp8q is legal: no op of the dialect, no op whose operand,
+    // result or block argument types or whose attributes hold an fp8q
+    // attribute.
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<Fp8qDialect>();
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      if (!converter.isLegal(op))
+        return false;
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          if (!converter.isLegal(block.getArgumentTypes()))
+            return false;
+      return !attrHoldsFp8q(op->getAttrDictionary(), dialect);
     });
-    bool failed = false;
-    for (Operation *op : ops) {
-      if (mlir::failed(lower(op, calls))) {
-        failed = true;
-        continue;
-      }
-      ++numCalls;
-      op->erase();
-    }
-    if (failed)
-      signalPassFailure();
-  }
 
-  LogicalResult lower(Operation *op, RuntimeCallBuilder &calls) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    auto i32 = [&](int64_t v) -> Value {
-      return arith::ConstantIntOp::create(b, loc, v, 32);
-    };
-    auto fp8Code = [&](Value fp8Buffer) {
-      return i32(
-          getFp8Code(cast<MemRefType>(fp8Buffer.getType()).getElementType()));
-    };
-    auto elementSuffix = [](Value buffer) {
-      return getActivationSuffix(
-          cast<MemRefType>(buffer.getType()).getElementType());
-    };
+    RewritePatternSet patterns(ctx);
+    patterns.add<QuantizeLowering, RmsNormQuantizeLowering, GemmLowering,
+                 MaterializeLowering, PreshuffleLowering>(converter, ctx,
+                                                          calls);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    patterns.add<StripFp8qAttributes>(converter, ctx, dialect);
+    patterns.add<ReportLeftover>(converter, ctx, dialect, calls);
 
-    if (auto quant = dyn_cast<BufferQuantizeOp>(op)) {
-      std::string name =
-          ("fp8q_rt_quantize_" + elementSuffix(quant.getX())).str();
-      Value groupSize =
-          arith::ConstantIntOp::create(b, loc, quant.getGroupSize(), 64);
-      return calls.emitCall(op, name,
-                            {quant.getX(), quant.getQ(), quant.getScale(),
-                             groupSize, fp8Code(quant.getQ())});
-    }
-    if (auto norm = dyn_cast<BufferRmsNormQuantizeOp>(op)) {
-      std::string name =
-          ("fp8q_rt_rms_norm_quantize_" + elementSuffix(norm.getX())).str();
-      Value y = norm.getUnquantized();
-      // The ABI leaves y untouched when keep_unquantized is 0; x stands in.
-      Value keep = i32(y ? 1 : 0);
-      if (!y)
-        y = norm.getX();
-      Value epsilon = arith::ConstantOp::create(b, loc, norm.getEpsilonAttr());
-      Value groupSize =
-          arith::ConstantIntOp::create(b, loc, norm.getGroupSize(), 64);
-      return calls.emitCall(op, name,
-                            {norm.getX(), norm.getGamma(), norm.getQ(),
-                             norm.getScale(), y, epsilon, groupSize,
-                             fp8Code(norm.getQ()), keep});
-    }
-    if (auto gemm = dyn_cast<BufferGemmOp>(op)) {
-      std::optional<Kernel> kernel = gemm.getKernel();
-      if (!kernel)
-        return fp8q::emitOpErrorAt(gemm)
-               << "has no kernel; run --fp8q-select-kernels or name one "
-                  "with kernel = #fp8q.kernel<...> before lowering to the "
-                  "runtime";
-      int32_t weightLayout = gemm.getWLayout()
-                                 ? FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16
-                                 : FP8Q_WEIGHT_LAYOUT_PLAIN;
-      return calls.emitCall(op, "fp8q_rt_gemm",
-                            {gemm.getQ(), gemm.getXScale(), gemm.getW(),
-                             gemm.getWScale(), gemm.getOut(),
-                             i32(static_cast<int32_t>(*kernel)),
-                             fp8Code(gemm.getQ()), i32(weightLayout)});
-    }
-    if (auto mat = dyn_cast<BufferMaterializeOp>(op))
-      return calls.emitCall(op, "fp8q_rt_materialize",
-                            {mat.getSource(), mat.getDest()});
-    auto shuffle = cast<BufferPreshuffleOp>(op);
-    return calls.emitCall(op, "fp8q_rt_preshuffle",
-                          {shuffle.getW(), shuffle.getDest()});
+    // An op that fails to legalize was reported above at its location; the
+    // driver's own "failed to legalize" error would repeat it and print
+    // the op.
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      return success(diag.getSeverity() == DiagnosticSeverity::Error &&
+                     calls.reportedAny() &&
+                     StringRef(diag.str()).starts_with("failed to legalize"));
+    });
+    if (failed(applyFullConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    numCalls = calls.getNumCalls();
   }
 };
 

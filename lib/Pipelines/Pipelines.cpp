@@ -97,9 +97,8 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 
-  // 5: fp8q.buffer.* -> fp8q_rt_* calls.
+  // 5: fp8q.buffer.* -> fp8q_rt_* calls; nothing of fp8q survives.
   pm.addPass(createLowerToRuntime());
-  pm.addPass(createStripAttributes());
 
   // 6: everything to the LLVM dialect. bf16 conversions are expanded to
   // integer ops (no soft-float library call is needed at run time).

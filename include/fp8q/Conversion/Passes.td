@@ -36,16 +36,32 @@ def Bufferize : Pass<"fp8q-bufferize", "mlir::ModuleOp"> {
 def LowerToRuntime : Pass<"fp8q-lower-to-runtime", "mlir::ModuleOp"> {
   let summary = "Lower fp8q.buffer.* ops to calls into the fp8q runtime ABI";
   let description = [{
-    Replaces every `fp8q.buffer.*` op with a `func.call` to the matching
-    `fp8q_rt_*` entry point of include/fp8q/Runtime/fp8q_runtime.h (see
-    docs/RuntimeABI.md). Each entry point is declared once per module as a
-    private function with `llvm.emit_c_interface`, so after lowering to LLVM
-    the call passes pointers to MLIR's strided memref descriptors. Memref
-    operands are `memref.cast` to the fully dynamic strided form: the real
-    offset, sizes and strides travel in the descriptor and the runtime sees
-    the layout the buffer really has. Scalar arguments (group size, epsilon,
-    kernel id, fp8 flavour, weight layout) follow the ABI. A gemm without a
-    `kernel` is an error: run --fp8q-select-kernels first.
+    A full dialect conversion. Each `fp8q.buffer.*` op becomes a `func.call`
+    to the matching `fp8q_rt_*` entry point of
+    include/fp8q/Runtime/fp8q_runtime.h (see docs/RuntimeABI.md). Each entry
+    point is declared once per module as a private function with
+    `llvm.emit_c_interface`, so after lowering to LLVM the call passes
+    pointers to MLIR's strided memref descriptors. Memref operands are
+    `memref.cast` to the fully dynamic strided form: the real offset, sizes
+    and strides travel in the descriptor and the runtime sees the layout the
+    buffer really has. fp8 operands are declared as bytes (`i8`), whatever
+    their flavour: the flavour travels only in the `fp8_type` argument.
+    Scalar arguments (group size, epsilon, kernel id, fp8 flavour, weight
+    layout) follow the ABI. A gemm without a `kernel` is an error: run
+    --fp8q-select-kernels first.
+
+    The conversion target admits nothing of the fp8q dialect, so the result
+    parses in tools that do not load it (upstream `mlir-opt`,
+    `mlir-runner`). The type converter maps an fp8q-encoded tensor type to
+    the memref bufferization gives it (scale layouts become strided layouts,
+    a weight layout is dropped); function signatures, calls and returns
+    that still name one are converted. The module's `fp8q.*` attributes
+    (`fp8q.target`) and the fp8q encoding of tensor types nested in
+    constants are dropped (a weight preshuffled at compile time becomes a
+    `memref.global` whose initial value was typed with
+    `#fp8q.weight_layout`: its bytes already are the stored layout). Any
+    other fp8q op, type or attribute fails the conversion with an error at
+    the op.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -105,21 +121,6 @@ def LowerStridedClones : Pass<"fp8q-lower-strided-clones", "mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numClones", "clones-lowered", "Strided clones lowered">
   ];
-}
-
-def StripAttributes : Pass<"fp8q-strip-attributes", "mlir::ModuleOp"> {
-  let summary = "Drop fp8q attributes once no fp8q op is left";
-  let description = [{
-    The last fp8q step of the pipeline: removes every discardable attribute
-    of the fp8q dialect (the module's `fp8q.target`) so that the lowered
-    module parses in tools that do not load the fp8q dialect, such as
-    upstream `mlir-runner`, and the fp8q encoding of tensor types nested in
-    constants (a weight preshuffled at compile time becomes a `memref.global`
-    whose initial value is typed with `#fp8q.weight_layout`: its bytes
-    already are the stored layout). Any fp8q op, or any op whose types or
-    attributes still hold an fp8q attribute, is an error: the module was not
-    fully lowered.
-  }];
 }
 
 #endif // FP8Q_CONVERSION_PASSES_TD

@@ -84,6 +84,16 @@ typedef enum fp8q_status {
 /// so the runtimes' index arithmetic cannot overflow.
 #define FP8Q_MAX_SPAN_BYTES ((int64_t)1 << 48)
 
+/// The fp8 flavour codes of every `fp8_type` argument are fp8q_fp8_type's
+/// (fp8q_contracts.h); their values are part of the ABI.
+#ifdef __cplusplus
+static_assert(FP8Q_F8E4M3FN == 0 && FP8Q_F8E4M3FNUZ == 1,
+              "fp8_type codes are ABI");
+#else
+_Static_assert(FP8Q_F8E4M3FN == 0 && FP8Q_F8E4M3FNUZ == 1,
+               "fp8_type codes are ABI");
+#endif
+
 /// Weight layouts (the gemm's `weight_layout` argument).
 typedef enum fp8q_weight_layout {
   FP8Q_WEIGHT_LAYOUT_PLAIN = 0, /* row-major [N, K] through strides */
@@ -91,9 +101,14 @@ typedef enum fp8q_weight_layout {
 } fp8q_weight_layout;
 
 /* Conventions shared by the entry points below.
- *  - fp8 operands (q, w) are byte buffers: the MLIR declaration may type them
- *    memref<?x?xi8>, memref<?x?xf8E4M3FN> or memref<?x?xf8E4M3FNUZ> (same
- *    descriptor); the flavour travels in `fp8_type` (fp8q_fp8_type).
+ *  - fp8 flavours have one convention: the `fp8_type` argument, an
+ *    fp8q_fp8_type (FP8Q_F8E4M3FN = 0, FP8Q_F8E4M3FNUZ = 1), is the only
+ *    place a flavour crosses the ABI. It is not an fp8q_fp8_req (the
+ *    contract table's requirement, where FP8Q_FP8_E4M3FN is 1). fp8 operands
+ *    (q, w) are byte buffers: `--fp8q-lower-to-runtime` declares them
+ *    memref<?x?xi8, ...> whatever their flavour (a hand-written declaration
+ *    may type them memref<?x?xf8E4M3FN> or memref<?x?xf8E4M3FNUZ>: the
+ *    descriptor is the same).
  *  - bf16 / f16 operands are 2-byte buffers (memref<?x?xbf16> / xf16).
  *  - Scales are f32, memref<?x?xf32, strided<[?, ?], offset: ?>>: the real
  *    strides travel and decide where each value is read or written.
