@@ -7,6 +7,7 @@
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Target/Preshuffle.h"
 
 #include "VerifierUtils.h"
 
@@ -249,6 +250,18 @@ LogicalResult PreshuffleOp::verify() {
     return emitOpError() << "must keep shape and element type, got "
                          << sourceType << " -> " << resultType;
   return success();
+}
+
+OpFoldResult PreshuffleOp::fold(FoldAdaptor adaptor) {
+  // The permutation is a pure function of the constant: folding twice, or
+  // in any order, gives the same bytes.
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getW());
+  if (!dense)
+    return {};
+  DenseElementsAttr shuffled = preshuffleConstant(dense);
+  if (!shuffled || shuffled.getType() != getType())
+    return {};
+  return shuffled;
 }
 
 #define GET_OP_CLASSES
