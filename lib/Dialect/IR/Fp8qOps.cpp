@@ -7,6 +7,7 @@
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Runtime/fp8q_contracts.h"
 #include "fp8q/Target/Preshuffle.h"
 
 #include "VerifierUtils.h"
@@ -22,7 +23,7 @@ using fp8q::detail::verifyShape;
 
 /// Weight scales cover 128x128 blocks and activation scales of a GEMM cover
 /// 1x128 groups; the block width is fixed by every kernel fp8q targets.
-static constexpr int64_t kScaleBlock = 128;
+static constexpr int64_t kScaleBlock = FP8Q_SCALE_BLOCK;
 
 /// Rejects static shapes whose element count overflows int64 and static
 /// zero extents: fp8q works on non-empty tensors only.
