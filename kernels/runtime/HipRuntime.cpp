@@ -14,6 +14,7 @@
 #include "Launcher.h"
 
 #include "fp8q/Runtime/fp8q_operand_checks.h"
+#include "fp8q/Runtime/fp8q_preshuffle.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q_kernels/GemmTile.h"
 #include "fp8q_kernels/KernelArgs.h"
@@ -380,7 +381,7 @@ int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,
   if (int32_t s = checkOperand(entry, "src", src, 1, -1, -1, Access::Read, so))
     return s;
   const int64_t N = so.rows, K = so.cols;
-  if (N % 16 || K % 32)
+  if (!fp8q_preshuffle_tiles_ok(N, K))
     return fail(entry, FP8Q_ERR_SHAPE,
                 "preshuffle_16x16 needs N %% 16 == 0 and K %% 32 == 0, got "
                 "%lld x %lld",

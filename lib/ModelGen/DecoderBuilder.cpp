@@ -20,7 +20,7 @@ namespace fp8q {
 namespace {
 
 /// Weight and scale block width along N and K.
-constexpr int64_t kBlock = 128;
+constexpr int64_t kBlock = FP8Q_SCALE_BLOCK;
 
 /// Builds one decode step into a module. Weights, weight scales and norm
 /// weights become arguments of the public @decode_step (or, in loop mode,

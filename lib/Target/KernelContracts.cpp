@@ -97,6 +97,18 @@ Type getTargetFp8Type(TargetAttr target) {
   return Float8E4M3FNType::get(ctx);
 }
 
+Type getRequiredFp8Type(Kernel kernel, TargetAttr target) {
+  switch (getKernelContract(kernel).fp8) {
+  case FP8Q_FP8_ANY:
+    return {};
+  case FP8Q_FP8_E4M3FN:
+    return Float8E4M3FNType::get(target.getContext());
+  case FP8Q_FP8_PER_TARGET:
+    return getTargetFp8Type(target);
+  }
+  llvm_unreachable("unknown fp8 requirement");
+}
+
 TargetAttr getModuleTarget(Operation *moduleOp) {
   return moduleOp->getAttrOfType<TargetAttr>(TargetAttr::getModuleAttrName());
 }
@@ -121,11 +133,7 @@ bool kernelRunsOn(Kernel kernel, TargetAttr target, Type fp8,
       return false;
     }
   }
-  Type want;
-  if (c.fp8 == FP8Q_FP8_E4M3FN)
-    want = Float8E4M3FNType::get(target.getContext());
-  else if (c.fp8 == FP8Q_FP8_PER_TARGET)
-    want = getTargetFp8Type(target);
+  Type want = getRequiredFp8Type(kernel, target);
   if (want && fp8 != want) {
     std::string text;
     llvm::raw_string_ostream os(text);

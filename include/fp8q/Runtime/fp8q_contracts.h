@@ -62,6 +62,11 @@ enum {
   FP8Q_ARCH_CPU = 1u << 3,
 };
 
+/// The block-scale block width: activation scales cover 1x128 groups of K
+/// and weight scales 128x128 blocks of [N, K], for every kernel (the
+/// [ceil(N/128), K/128] weight scale below).
+enum { FP8Q_SCALE_BLOCK = 128 };
+
 /// What one kernel family reads.
 typedef struct fp8q_kernel_contract {
   const char *name;                   /* SPEC name, e.g. "ck_bpreshuffle" */

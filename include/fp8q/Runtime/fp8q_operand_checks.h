@@ -307,7 +307,7 @@ inline int32_t checkGemm(const char *entry, const fp8q_memref_2d *q,
   if (int32_t s = checkOperand(entry, "w", w, 1, -1, p.K, Access::Read, p.w))
     return s;
   p.N = p.w.rows;
-  p.NB = (p.N + 127) / 128;
+  p.NB = (p.N + FP8Q_SCALE_BLOCK - 1) / FP8Q_SCALE_BLOCK;
   if (int32_t s = checkOperand(entry, "w_scale", ws, 4, p.NB, p.G, Access::Read,
                                p.wScale))
     return s;

@@ -27,11 +27,20 @@ extern "C" {
 /// Rows and columns of one preshuffle tile: N and K must be multiples.
 enum { FP8Q_PRESHUFFLE_N_TILE = 16, FP8Q_PRESHUFFLE_K_TILE = 32 };
 
+/// Returns 1 when whole tiles cover [n_total, k_total]: N % 16 == 0 and
+/// K % 32 == 0 (the divisibility half of fp8q_preshuffle_ok, for callers
+/// that check extents on their own).
+static inline FP8Q_PRESHUFFLE_HD int fp8q_preshuffle_tiles_ok(int64_t n_total,
+                                                              int64_t k_total) {
+  return n_total % FP8Q_PRESHUFFLE_N_TILE == 0 &&
+         k_total % FP8Q_PRESHUFFLE_K_TILE == 0;
+}
+
 /// Returns 1 when an [n_total, k_total] weight can be stored preshuffled.
 static inline FP8Q_PRESHUFFLE_HD int fp8q_preshuffle_ok(int64_t n_total,
                                                         int64_t k_total) {
-  return n_total > 0 && k_total > 0 && n_total % FP8Q_PRESHUFFLE_N_TILE == 0 &&
-         k_total % FP8Q_PRESHUFFLE_K_TILE == 0;
+  return n_total > 0 && k_total > 0 &&
+         fp8q_preshuffle_tiles_ok(n_total, k_total);
 }
 
 /// Flat element offset at which logical element W[n, k] of an

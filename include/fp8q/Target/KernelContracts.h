@@ -46,6 +46,9 @@ unsigned getArchBit(TargetAttr target);
 /// The FP8 element type `target`'s matrix units read.
 mlir::Type getTargetFp8Type(TargetAttr target);
 
+/// The FP8 element type `kernel` reads on `target`; null when it reads any.
+mlir::Type getRequiredFp8Type(Kernel kernel, TargetAttr target);
+
 /// Returns the module's `fp8q.target`, or null.
 TargetAttr getModuleTarget(mlir::Operation *moduleOp);
 

@@ -27,9 +27,44 @@ def SelectKernels : Pass<"fp8q-select-kernels", "mlir::ModuleOp"> {
   let summary = "Choose the GEMM kernel from the module's target and shapes; "
                 "preshuffle ck_bpreshuffle weights";
   let description = [{
-    Sets `kernel` on every `fp8q.gemm` that has none (an explicit kernel is
-    kept), following the routing a serving stack (SGLang) applies by hand,
-    from the module attribute `fp8q.target`:
+    Runs, in order, `--fp8q-route-kernels` (with `tuned-table` and
+    `sm90-kernel`), `--fp8q-check-fp8-type` (with `fix-fp8-type`) and
+    `--fp8q-insert-preshuffle`, stopping at the first that fails; see each
+    for what it does. In short:
+
+    - every `fp8q.gemm` without a `kernel` gets the one a serving stack
+      (SGLang) would route it to from the module's `fp8q.target` (an
+      explicit kernel is kept; a module without `fp8q.target` is an error
+      unless every gemm already names a kernel);
+    - fp8 flavours the target's kernels do not read are reported, or with
+      `fix-fp8-type` repaired;
+    - every weight a ck_bpreshuffle gemm reads gets its preshuffled form.
+
+    Running the pass twice changes nothing.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"tunedTable", "tuned-table", "std::string", /*default=*/"\"\"",
+           "JSON file that replaces the embedded tuned-shape table">,
+    Option<"sm90Kernel", "sm90-kernel", "std::string",
+           /*default=*/"\"deepgemm\"",
+           "Kernel for sm90 gemms: deepgemm or cublas">,
+    Option<"fixFp8Type", "fix-fp8-type", "bool", /*default=*/"false",
+           "Rewrite quantize producers and constant weights to the target's "
+           "fp8 flavour instead of reporting a mismatch">
+  ];
+}
+
+def RouteKernels : Pass<"fp8q-route-kernels", "mlir::ModuleOp"> {
+  let summary = "Set the GEMM kernel of every unrouted fp8q.gemm from the "
+                "module's target and shapes";
+  let description = [{
+    The first step of `--fp8q-select-kernels`. Sets `kernel` on every
+    `fp8q.gemm` that has none (an explicit kernel is kept), following the
+    routing a serving stack (SGLang) applies by hand, from the module
+    attribute `fp8q.target`:
 
     - gfx950 where ck_bpreshuffle runs (ROCm >= 7.2, from the contract
       table): `ck_bpreshuffle`, or `triton` when the weight's (N, K) is
@@ -42,25 +77,12 @@ def SelectKernels : Pass<"fp8q-select-kernels", "mlir::ModuleOp"> {
     - sm90: `deepgemm`, or the kernel named by `sm90-kernel`.
 
     A module without `fp8q.target` is an error unless every gemm already
-    names a kernel.
-
-    FP8 flavour: gfx942 reads f8E4M3FNUZ, the other targets f8E4M3FN. A
-    quantize producer or gemm with the other flavour is an error, unless
-    `fix-fp8-type` is set: then quantize / rms_norm_quantize producers are
-    retyped to the target's flavour (their q must feed gemms directly) and
-    constant weights are converted exactly (E4M3FN -> E4M3FNUZ halves the
-    value, same bits, and doubles the weight scale).
-
-    Weight preshuffle: every weight read by a ck_bpreshuffle gemm gets one
-    `fp8q.preshuffle` per weight value, however many gemms share it; a
-    dense `arith.constant` weight is permuted at compile time instead (the
-    new constant's literal lists the stored bytes in preshuffled order), and
-    an explicit `fp8q.preshuffle` of a constant is folded the same way. A
-    weight that is already preshuffled is left alone, and no other kernel's
-    weight is touched. Running the pass twice changes nothing.
+    names a kernel. Nothing else changes: fp8 flavours and weight layouts
+    are `--fp8q-check-fp8-type`'s and `--fp8q-insert-preshuffle`'s.
 
     Tuned table (`tuned-table=<file.json>` replaces the embedded default of
-    REFERENCE.md): a JSON object with exactly these keys, both optional:
+    REFERENCE.md; it is read once, when the pass is initialized): a JSON
+    object with exactly these keys, both optional:
 
     ```json
     {
@@ -82,10 +104,7 @@ def SelectKernels : Pass<"fp8q-select-kernels", "mlir::ModuleOp"> {
            "JSON file that replaces the embedded tuned-shape table">,
     Option<"sm90Kernel", "sm90-kernel", "std::string",
            /*default=*/"\"deepgemm\"",
-           "Kernel for sm90 gemms: deepgemm or cublas">,
-    Option<"fixFp8Type", "fix-fp8-type", "bool", /*default=*/"false",
-           "Rewrite quantize producers and constant weights to the target's "
-           "fp8 flavour instead of reporting a mismatch">
+           "Kernel for sm90 gemms: deepgemm or cublas">
   ];
   let statistics = [
     Statistic<"numCkBpreshuffle", "routed-ck-bpreshuffle",
@@ -95,14 +114,64 @@ def SelectKernels : Pass<"fp8q-select-kernels", "mlir::ModuleOp"> {
     Statistic<"numDeepGemm", "routed-deepgemm", "Gemms routed to deepgemm">,
     Statistic<"numCublas", "routed-cublas", "Gemms routed to cublas">,
     Statistic<"numMBranches", "m-branches",
-              "Dynamic-M gemms split into ck / triton under scf.if">,
-    Statistic<"numPreshufflesInserted", "preshuffles-inserted",
-              "fp8q.preshuffle ops inserted">,
-    Statistic<"numConstantsPreshuffled", "constants-preshuffled",
-              "Constant weights preshuffled at compile time">,
+              "Dynamic-M gemms split into ck / triton under scf.if">
+  ];
+}
+
+def CheckFp8Type : Pass<"fp8q-check-fp8-type", "mlir::ModuleOp"> {
+  let summary = "Report, or with fix-fp8-type repair, fp8 flavours the "
+                "target's kernels do not read";
+  let description = [{
+    The second step of `--fp8q-select-kernels`; every `fp8q.gemm` must name
+    its kernel (run `--fp8q-route-kernels` first). A module without
+    `fp8q.target` is left alone.
+
+    gfx942 reads f8E4M3FNUZ, the other targets f8E4M3FN, and each gemm reads
+    the flavour its kernel's contract names on the target. A quantize
+    producer or gemm with another flavour is an error, unless `fix-fp8-type`
+    is set: then quantize / rms_norm_quantize producers are retyped to the
+    target's flavour (their q must feed gemms directly) and constant weights
+    are converted exactly (E4M3FN -> E4M3FNUZ halves the value, same bits,
+    and doubles the weight scale). Running the pass twice changes nothing.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect", "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"fixFp8Type", "fix-fp8-type", "bool", /*default=*/"false",
+           "Rewrite quantize producers and constant weights to the target's "
+           "fp8 flavour instead of reporting a mismatch">
+  ];
+  let statistics = [
     Statistic<"numFp8Retyped", "fp8-retyped",
               "Quantize producers and constant weights moved to the "
               "target's fp8 flavour">
+  ];
+}
+
+def InsertPreshuffle : Pass<"fp8q-insert-preshuffle", "mlir::ModuleOp"> {
+  let summary = "Give every weight a preshuffle-reading kernel reads its "
+                "preshuffled form";
+  let description = [{
+    The third step of `--fp8q-select-kernels`; every `fp8q.gemm` must name
+    its kernel (run `--fp8q-route-kernels` first). Which kernels read a
+    preshuffled weight is the contract table's call (today ck_bpreshuffle).
+
+    Every such weight gets one `fp8q.preshuffle` per weight value, right
+    after its definition, however many gemms share it (a preshuffle the
+    input already has is reused). A dense `arith.constant` weight is
+    permuted at compile time instead, by `fp8q.preshuffle`'s folder (the
+    new constant's literal lists the stored bytes in preshuffled order), and
+    an explicit `fp8q.preshuffle` of a constant is folded the same way.
+    A weight that is already preshuffled is left alone, and no other
+    kernel's weight is touched. A weight preshuffle_16x16 cannot hold
+    (N % 16 != 0 or K % 32 != 0) is an error. Running the pass twice
+    changes nothing.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect", "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numPreshufflesInserted", "preshuffles-inserted",
+              "fp8q.preshuffle ops inserted">,
+    Statistic<"numConstantsPreshuffled", "constants-preshuffled",
+              "Constant weights preshuffled at compile time">
   ];
 }
 

@@ -2,6 +2,7 @@
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Runtime/fp8q_preshuffle.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -66,7 +67,7 @@ LogicalResult WeightLayoutAttr::verifyEncoding(
   int64_t n = shape[0], k = shape[1];
   if (ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
     return emitError() << "preshuffle_16x16 needs a static weight shape";
-  if (n % 16 != 0 || k % 32 != 0)
+  if (!fp8q_preshuffle_tiles_ok(n, k))
     return emitError() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0, "
                           "got N = "
                        << n << ", K = " << k;

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Runtime/fp8q_contracts.h"
+#include "fp8q/Runtime/fp8q_preshuffle.h"
 
 #include "VerifierUtils.h"
 
@@ -21,7 +23,7 @@ using fp8q::detail::formatShape;
 using fp8q::detail::verifyShape;
 
 /// The GEMM scale block (1x128 activation groups, 128x128 weight blocks).
-static constexpr int64_t kGemmBlock = 128;
+static constexpr int64_t kGemmBlock = FP8Q_SCALE_BLOCK;
 
 static Type elementTypeOf(Value value) {
   return cast<MemRefType>(value.getType()).getElementType();
@@ -85,7 +87,7 @@ LogicalResult BufferGemmOp::verify() {
     return emitOpError() << "w element type " << wType.getElementType()
                          << " must match q element type "
                          << qType.getElementType();
-  if (getWLayout() && (n % 16 != 0 || k % 32 != 0))
+  if (getWLayout() && !fp8q_preshuffle_tiles_ok(n, k))
     return emitOpError() << "preshuffle_16x16 needs N % 16 == 0 and "
                             "K % 32 == 0, got N = "
                          << n << ", K = " << k;
@@ -109,7 +111,7 @@ LogicalResult BufferPreshuffleOp::verify() {
     return emitOpError() << "w must have a static shape [N, K], got ["
                          << formatShape(wType.getShape()) << "]";
   int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
-  if (n % 16 != 0 || k % 32 != 0)
+  if (!fp8q_preshuffle_tiles_ok(n, k))
     return emitOpError() << "preshuffle_16x16 needs N % 16 == 0 and "
                             "K % 32 == 0, got N = "
                          << n << ", K = " << k;

@@ -2,6 +2,7 @@
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -16,4 +17,11 @@ void Fp8qDialect::initialize() {
 #define GET_OP_LIST
 #include "fp8q/Dialect/IR/Fp8qOps.cpp.inc"
       >();
+}
+
+Operation *Fp8qDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  if (!arith::ConstantOp::isBuildableWith(value, type))
+    return nullptr;
+  return arith::ConstantOp::create(builder, loc, type, cast<TypedAttr>(value));
 }

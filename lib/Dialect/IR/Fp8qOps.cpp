@@ -7,6 +7,8 @@
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Runtime/fp8q_contracts.h"
+#include "fp8q/Target/Preshuffle.h"
 
 #include "VerifierUtils.h"
 
@@ -21,7 +23,7 @@ using fp8q::detail::verifyShape;
 
 /// Weight scales cover 128x128 blocks and activation scales of a GEMM cover
 /// 1x128 groups; the block width is fixed by every kernel fp8q targets.
-static constexpr int64_t kScaleBlock = 128;
+static constexpr int64_t kScaleBlock = FP8Q_SCALE_BLOCK;
 
 /// Rejects static shapes whose element count overflows int64 and static
 /// zero extents: fp8q works on non-empty tensors only.
@@ -249,6 +251,18 @@ LogicalResult PreshuffleOp::verify() {
     return emitOpError() << "must keep shape and element type, got "
                          << sourceType << " -> " << resultType;
   return success();
+}
+
+OpFoldResult PreshuffleOp::fold(FoldAdaptor adaptor) {
+  // The permutation is a pure function of the constant: folding twice, or
+  // in any order, gives the same bytes.
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getW());
+  if (!dense)
+    return {};
+  DenseElementsAttr shuffled = preshuffleConstant(dense);
+  if (!shuffled || shuffled.getType() != getType())
+    return {};
+  return shuffled;
 }
 
 #define GET_OP_CLASSES

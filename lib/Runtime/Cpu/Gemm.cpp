@@ -49,7 +49,7 @@ void gemmTile(int64_t tile, void *p) {
   const GemmCtx &c = *static_cast<const GemmCtx *>(p);
   const int64_t n0 = tile * kTileN;
   const int64_t width = c.N - n0 < kTileN ? c.N - n0 : kTileN;
-  const int64_t nb = n0 / 128;
+  const int64_t nb = n0 / FP8Q_SCALE_BLOCK;
   // Decode this tile of the weight once, transposed to [K][kTileN] so the
   // inner loop runs over n (vectorizes without reordering any sum). A
   // preshuffled tile is read in its storage order: each (16 rows, 32 k)

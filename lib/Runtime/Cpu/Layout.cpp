@@ -52,7 +52,7 @@ int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,
   if (int32_t s = checkOperand(entry, "w", src, 1, -1, -1, Access::Read, sv))
     return s;
   const int64_t N = sv.rows, K = sv.cols;
-  if (N % 16 != 0 || K % 32 != 0)
+  if (!fp8q_preshuffle_tiles_ok(N, K))
     return fail(entry, FP8Q_ERR_SHAPE,
                 "preshuffle_16x16 needs N %% 16 == 0 and K %% 32 == 0, got "
                 "[%lld, %lld]",

@@ -18,12 +18,14 @@ def Fp8q_Dialect : Dialect {
     expects, and insert the fewest `fp8q.materialize` copies to get there.
   }];
   let useDefaultAttributePrinterParser = 1;
-  let hasConstantMaterializer = 0;
+  // Folded constants (fp8q.preshuffle of a constant) are arith.constant.
+  let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes; defined beside their storage classes.
     void registerAttributes();
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // FP8Q_DIALECT_IR_FP8QDIALECT_TD

@@ -128,6 +128,9 @@ def Fp8q_PreshuffleOp : Fp8q_Op<"preshuffle", [Pure]> {
   let results = (outs Fp8q_Fp8Tensor:$result);
   let assemblyFormat = "$w attr-dict `:` type($w) `->` type($result)";
   let hasVerifier = 1;
+  // A dense constant operand folds to the permuted constant (its literal
+  // lists the stored bytes in preshuffled order).
+  let hasFolder = 1;
 }
 
 #endif // FP8Q_DIALECT_IR_FP8QOPS_TD
