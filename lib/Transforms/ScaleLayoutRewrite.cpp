@@ -12,7 +12,9 @@
 #include "fp8q/Transforms/ScaleLayoutRewrite.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Support/Diagnostics.h"
+#include "fp8q/Target/KernelContracts.h"
 
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Debug.h"
 
@@ -21,6 +23,63 @@
 using namespace mlir;
 using namespace fp8q;
 namespace ls = fp8q::layout_solver;
+
+static std::string describeLayout(LayoutAttr layout) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << layout;
+  return text;
+}
+
+static std::string describeLoc(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getLoc();
+  return text;
+}
+
+std::string fp8q::describeScaleOperand(OpOperand &use) {
+  return ("'" + use.getOwner()->getName().getStringRef() + "' operand #" +
+          Twine(use.getOperandNumber()) + " at " + describeLoc(use.getOwner()))
+      .str();
+}
+
+std::string fp8q::describeScaleConsumer(const ScaleUse &use) {
+  OpOperand &operand = *use.operand;
+  auto exact = [&](const Twine &what) {
+    return (what + " (" + describeLayout(use.typeLayout) + ") at " +
+            describeScaleOperand(operand))
+        .str();
+  };
+  auto symbol = [&]() { return SymbolTable::getSymbolName(use.subject); };
+  switch (use.consumer) {
+  case ScaleConsumer::Operand:
+    return describeScaleOperand(operand);
+  case ScaleConsumer::Unknown:
+    return "unknown consumer " + describeScaleOperand(operand) + " (row_major)";
+  case ScaleConsumer::RegionResult:
+    return exact("result #" + Twine(use.index) + " of '" +
+                 use.subject->getName().getStringRef() + "'");
+  case ScaleConsumer::CalleeArgument:
+    return exact("argument #" + Twine(use.index) + " of @" +
+                 symbol().getValue());
+  case ScaleConsumer::PublicResult:
+    return exact("result #" + Twine(use.index) + " of public @" +
+                 symbol().getValue());
+  case ScaleConsumer::Successor:
+    return exact("successor block argument");
+  case ScaleConsumer::WScale:
+    return exact("w_scale of fp8q.gemm");
+  case ScaleConsumer::XScale: {
+    auto gemm = cast<GemmOp>(operand.getOwner());
+    Kernel kernel = *gemm.getKernel();
+    return "x_scale of fp8q.gemm at " + describeLoc(gemm) + ": kernel " +
+           getKernelContract(kernel).name + " requires " +
+           describeRequirement(kernel, GemmOperand::XScale);
+  }
+  }
+  llvm_unreachable("unknown consumer kind");
+}
 
 DetachedMaterializations
 fp8q::detachMaterializations(RewriterBase &rewriter,
