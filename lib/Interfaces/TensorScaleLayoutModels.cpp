@@ -20,27 +20,38 @@ using namespace fp8q;
 
 namespace {
 
+/// A model for an op whose single result is stored in the layout of the
+/// operands `Model::isCarried` accepts, when `Model::carries(op)` holds.
+template <typename Model, typename OpTy>
+struct SingleResultCarrier
+    : ScaleLayoutCarrierOpInterface::ExternalModel<Model, OpTy> {
+  Value getCarriedScaleLayoutResult(Operation *op, OpOperand &operand) const {
+    auto concrete = llvm::cast<OpTy>(op);
+    if (!Model::isCarried(operand) || !Model::carries(concrete))
+      return Value();
+    return concrete->getResult(0);
+  }
+  bool carriesScaleLayout(Operation *op, OpResult) const {
+    return Model::carries(llvm::cast<OpTy>(op));
+  }
+};
+
 /// tensor.cast between two scale types.
-struct CastModel
-    : ScaleLayoutCarrierOpInterface::ExternalModel<CastModel, tensor::CastOp> {
+struct CastModel : SingleResultCarrier<CastModel, tensor::CastOp> {
+  static bool isCarried(OpOperand &) { return true; }
   static bool carries(tensor::CastOp cast) {
     return isScaleTensorType(cast.getSource().getType()) &&
            isScaleTensorType(cast.getType());
-  }
-  Value getCarriedScaleLayoutResult(Operation *op, OpOperand &) const {
-    auto cast = llvm::cast<tensor::CastOp>(op);
-    return carries(cast) ? cast.getResult() : Value();
-  }
-  bool carriesScaleLayout(Operation *op, OpResult) const {
-    return carries(llvm::cast<tensor::CastOp>(op));
   }
 };
 
 /// tensor.extract_slice that keeps whole rows: offsets (o, 0), sizes
 /// (m, G), unit strides, no rank reduction; its source is carried.
 struct ExtractSliceModel
-    : ScaleLayoutCarrierOpInterface::ExternalModel<ExtractSliceModel,
-                                                   tensor::ExtractSliceOp> {
+    : SingleResultCarrier<ExtractSliceModel, tensor::ExtractSliceOp> {
+  static bool isCarried(OpOperand &operand) {
+    return operand.getOperandNumber() == 0;
+  }
   static bool carries(tensor::ExtractSliceOp slice) {
     RankedTensorType src = slice.getSourceType(), res = slice.getResultType();
     if (!isScaleTensorType(src) || !isScaleTensorType(res))
@@ -56,31 +67,15 @@ struct ExtractSliceModel
              return getConstantIntValue(s) == 1;
            });
   }
-  Value getCarriedScaleLayoutResult(Operation *op, OpOperand &operand) const {
-    auto slice = llvm::cast<tensor::ExtractSliceOp>(op);
-    return operand.getOperandNumber() == 0 && carries(slice) ? slice.getResult()
-                                                             : Value();
-  }
-  bool carriesScaleLayout(Operation *op, OpResult) const {
-    return carries(llvm::cast<tensor::ExtractSliceOp>(op));
-  }
 };
 
 /// tensor.concat of scales along dim 0; every input is carried.
-struct ConcatModel
-    : ScaleLayoutCarrierOpInterface::ExternalModel<ConcatModel,
-                                                   tensor::ConcatOp> {
+struct ConcatModel : SingleResultCarrier<ConcatModel, tensor::ConcatOp> {
+  static bool isCarried(OpOperand &) { return true; }
   static bool carries(tensor::ConcatOp concat) {
     return concat.getDim() == 0 && isScaleTensorType(concat.getType()) &&
            llvm::all_of(concat.getInputs(),
                         [](Value v) { return isScaleTensorType(v.getType()); });
-  }
-  Value getCarriedScaleLayoutResult(Operation *op, OpOperand &) const {
-    auto concat = llvm::cast<tensor::ConcatOp>(op);
-    return carries(concat) ? concat.getResult() : Value();
-  }
-  bool carriesScaleLayout(Operation *op, OpResult) const {
-    return carries(llvm::cast<tensor::ConcatOp>(op));
   }
 };
 
