@@ -70,7 +70,8 @@ void ScaleLayoutAnalysis::Impl::collect() {
 void ScaleLayoutAnalysis::Impl::visit(Operation *op, bool inSymbolScope) {
   if (auto mat = dyn_cast<MaterializeOp>(op))
     materializeOps.push_back(mat);
-  else if (op->getParentOp() != module.getOperation() && mayBeRewritable(op))
+  else if (op->getNumRegions() == 1 &&
+           op->getParentOp() != module.getOperation() && mayBeRewritable(op))
     nestedFuncs.push_back(op);
 
   // The uses SymbolTable::getSymbolUses(func, module) would report for the
@@ -197,11 +198,14 @@ unsigned ScaleLayoutAnalysis::Impl::newNode(RankedTensorType type,
 
 /// Whether a use may flow into `v` (see classifyUses), so that its node
 /// must be found by value.
-static bool mayBeFlowTarget(Value v) {
+bool ScaleLayoutAnalysis::Impl::mayBeFlowTarget(Value v) {
   if (isa<BlockArgument>(v))
     return true;
   Operation *owner = cast<OpResult>(v).getOwner();
-  return isa<RegionBranchOpInterface, ScaleLayoutCarrierOpInterface>(owner);
+  // (Most scales are produced by quantizes: no lookup for those.)
+  if (isa<QuantizeOp, RmsNormQuantizeOp>(owner))
+    return false;
+  return kindOf(owner) & (kRegionBranch | kCarrier);
 }
 
 /// Records `v` when it is a scale (its node comes after the walk, once the

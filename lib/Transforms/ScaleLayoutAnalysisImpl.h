@@ -10,6 +10,7 @@
 #define FP8Q_LIB_TRANSFORMS_SCALELAYOUTANALYSISIMPL_H
 
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Target/KernelContracts.h"
 #include "fp8q/Transforms/ScaleLayoutAnalysis.h"
 
@@ -191,6 +192,29 @@ public:
   bool unknownSymbolTable = false;
   SymbolRefFinder symbolRefs;
 
+  /// What an op is to the analysis, memoized per op name: a failed
+  /// interface cast also asks the op's dialect (a hash lookup), and each use
+  /// would take several.
+  enum OpKind : uint8_t {
+    kRegionBranch = 1,
+    kRegionTerminator = 2,
+    kCall = 4,
+    kReturnLike = 8,
+    kCarrier = 16,
+  };
+  DenseMap<OperationName, uint8_t> opKinds;
+  uint8_t kindOf(Operation *op) {
+    auto [it, inserted] = opKinds.try_emplace(op->getName(), 0);
+    if (inserted)
+      it->second =
+          (isa<RegionBranchOpInterface>(op) ? kRegionBranch : 0) |
+          (isa<RegionBranchTerminatorOpInterface>(op) ? kRegionTerminator : 0) |
+          (isa<CallOpInterface>(op) ? kCall : 0) |
+          (op->hasTrait<OpTrait::ReturnLike>() ? kReturnLike : 0) |
+          (isa<ScaleLayoutCarrierOpInterface>(op) ? kCarrier : 0);
+    return it->second;
+  }
+
   void collect();
   void visit(Operation *op, bool inSymbolScope);
   void findRewritableFuncs();
@@ -205,6 +229,7 @@ public:
   unsigned createNode(Value v);
   unsigned nodeOfValue(unsigned valueIndex);
   unsigned nodeFor(Value v);
+  bool mayBeFlowTarget(Value v);
   void addValue(Value v);
   template <typename Sink> void classifyUses(unsigned valueIndex, Sink sink);
   Operation *getCallee(CallOpInterface call) {

@@ -144,7 +144,7 @@ unsigned ScaleLayoutAnalysis::Impl::createNode(Value v) {
     Operation *parent = block->getParentOp();
     if (block->isEntryBlock() && rewritableFuncs.contains(parent))
       return newNode(type, /*pinned=*/false);
-    if (isa<RegionBranchOpInterface>(parent))
+    if (kindOf(parent) & kRegionBranch)
       if (std::optional<unsigned> group = regionGroupOf(parent, v))
         return groupNode(*group);
     return newNode(type, /*pinned=*/true);
@@ -154,19 +154,21 @@ unsigned ScaleLayoutAnalysis::Impl::createNode(Value v) {
   unsigned i = result.getResultNumber();
   if (isa<QuantizeOp, RmsNormQuantizeOp>(op) && i == 1)
     return newNode(type, /*pinned=*/!fuseProducers);
-  if (isa<RegionBranchOpInterface>(op)) {
+  uint8_t kind = kindOf(op);
+  if (kind & kRegionBranch) {
     if (std::optional<unsigned> group = regionGroupOf(op, v))
       return groupNode(*group);
     return newNode(type, /*pinned=*/true);
   }
-  if (auto call = dyn_cast<CallOpInterface>(op)) {
-    Operation *callee = getCallee(call);
+  if (kind & kCall) {
+    Operation *callee = getCallee(cast<CallOpInterface>(op));
     if (callee && rewritableFuncs.contains(callee))
       return funcResultNode(callee, i, type);
     return newNode(type, /*pinned=*/true);
   }
-  if (auto carrier = dyn_cast<ScaleLayoutCarrierOpInterface>(op))
-    return newNode(type, /*pinned=*/!carrier.carriesScaleLayout(result));
+  if (kind & kCarrier)
+    return newNode(type, /*pinned=*/!cast<ScaleLayoutCarrierOpInterface>(op)
+                             .carriesScaleLayout(result));
   return newNode(type, /*pinned=*/true);
 }
 
@@ -250,13 +252,13 @@ void ScaleLayoutAnalysis::Impl::classifyUses(unsigned valueIndex, Sink sink) {
       }
     } else if (isa<tensor::DimOp>(user)) {
       // Reads only the shape.
-    } else if (isa<RegionBranchOpInterface>(user)) {
+    } else if (uint8_t kind = kindOf(user); kind & kRegionBranch) {
       if (Value target = forwardTarget(user, use))
         flow(target);
       else
         unknown();
-    } else if (isa<RegionBranchTerminatorOpInterface>(user) &&
-               isa<RegionBranchOpInterface>(user->getParentOp())) {
+    } else if ((kind & kRegionTerminator) &&
+               (kindOf(user->getParentOp()) & kRegionBranch)) {
       // (A func.return is a RegionBranchTerminatorOpInterface too, of a
       // function: see below.)
       Operation *parent = user->getParentOp();
@@ -268,7 +270,8 @@ void ScaleLayoutAnalysis::Impl::classifyUses(unsigned valueIndex, Sink sink) {
               parent, idx);
       else
         unknown();
-    } else if (auto call = dyn_cast<CallOpInterface>(user)) {
+    } else if (kind & kCall) {
+      auto call = cast<CallOpInterface>(user);
       OperandRange args = call.getArgOperands();
       unsigned begin = args.empty() ? 0 : args.getBeginOperandIndex();
       Operation *callee = getCallee(call);
@@ -280,10 +283,9 @@ void ScaleLayoutAnalysis::Impl::classifyUses(unsigned valueIndex, Sink sink) {
       else
         exact(func.getArgumentTypes()[idx - begin],
               ScaleConsumer::CalleeArgument, callee, idx - begin);
-    } else if (auto func =
-                   user->hasTrait<OpTrait::ReturnLike>()
-                       ? dyn_cast<FunctionOpInterface>(user->getParentOp())
-                       : FunctionOpInterface()) {
+    } else if (auto func = (kind & kReturnLike) ? dyn_cast<FunctionOpInterface>(
+                                                      user->getParentOp())
+                                                : FunctionOpInterface()) {
       if (rewritableFuncs.contains(func)) {
         su.kind = ScaleNeed::Flow;
         su.node = funcResultNode(
@@ -292,8 +294,9 @@ void ScaleLayoutAnalysis::Impl::classifyUses(unsigned valueIndex, Sink sink) {
         exact(func.getResultTypes()[idx], ScaleConsumer::PublicResult, func,
               idx);
       }
-    } else if (auto carrier = dyn_cast<ScaleLayoutCarrierOpInterface>(user)) {
-      if (Value target = carrier.getCarriedScaleLayoutResult(use))
+    } else if (kind & kCarrier) {
+      if (Value target = cast<ScaleLayoutCarrierOpInterface>(user)
+                             .getCarriedScaleLayoutResult(use))
         flow(target);
       else
         unknown();
@@ -445,7 +448,8 @@ ScaleLayoutAnalysis::Impl::solve(const DenseSet<Value> &materialized) {
   }
   problem.values.reserve(solverValues.size());
   plan.values.reserve(solverValues.size());
-  plan.useBegin.reserve(solverValues.size() + 1);
+  plan.useBegin.reserve(solverValues.size());
+  plan.useEnd.reserve(solverValues.size());
   for (unsigned i : solverValues) {
     Value v = values[i];
     ls::Value sv;
@@ -453,7 +457,8 @@ ScaleLayoutAnalysis::Impl::solve(const DenseSet<Value> &materialized) {
     sv.shape = shapeId(cast<RankedTensorType>(v.getType()).getShape());
     sv.weight = frequencyOf(v);
     plan.values.push_back(v);
-    plan.useBegin.push_back(plan.uses.size());
+    plan.useBegin.push_back(useBegin[i]);
+    plan.useEnd.push_back(useEnd[i]);
     for (const ScaleUse &use : usesOf(i)) {
       switch (use.kind) {
       case ScaleNeed::Exact:
@@ -470,11 +475,11 @@ ScaleLayoutAnalysis::Impl::solve(const DenseSet<Value> &materialized) {
       }
       if (use.unknown)
         plan.unknownOperands.push_back(use.operand);
-      plan.uses.push_back(use);
     }
     problem.values.push_back(std::move(sv));
   }
-  plan.useBegin.push_back(plan.uses.size());
+  // The uses, indexed as the analysis stored them (not copied).
+  plan.uses = std::move(uses);
   for (auto &[v, n] : otherNodes)
     if (isRelevant(n))
       plan.otherValues.push_back({v, solverNode[n]});

@@ -125,10 +125,12 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       it->second = withScaleLayout(type, layout);
     return it->second;
   };
-  auto layoutOf = [&](RankedTensorType type) -> Attribute {
+  // Looked up once: uniquing an attribute per node takes a lock.
+  LayoutAttr rowMajor = LayoutAttr::getRowMajor(ctx);
+  auto layoutOf = [&](RankedTensorType type) -> LayoutAttr {
     if (auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding()))
       return layout;
-    return LayoutAttr::getRowMajor(ctx);
+    return rowMajor;
   };
 
   // Retype free nodes, then their values (the solver's values, and the

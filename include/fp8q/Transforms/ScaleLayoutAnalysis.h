@@ -85,10 +85,10 @@ struct ScaleLayoutPlan {
   /// Per solver node: the type its values share now.
   llvm::SmallVector<mlir::RankedTensorType> nodeTypes;
   /// Per solver value: the IR value and its classified uses, in use-list
-  /// order (those of values[i] are uses[useBegin[i]] to uses[useBegin[i+1]]).
+  /// order (those of values[i] are uses[useBegin[i]] up to uses[useEnd[i]]).
   llvm::SmallVector<mlir::Value> values;
   std::vector<ScaleUse> uses;
-  std::vector<unsigned> useBegin;
+  std::vector<unsigned> useBegin, useEnd;
   /// Flow targets that are not scale values of the walk (none in verified
   /// IR), with their solver node.
   llvm::SmallVector<std::pair<mlir::Value, unsigned>> otherValues;
@@ -106,7 +106,7 @@ struct ScaleLayoutPlan {
 
   llvm::ArrayRef<ScaleUse> usesOf(unsigned value) const {
     return llvm::ArrayRef(uses).slice(useBegin[value],
-                                      useBegin[value + 1] - useBegin[value]);
+                                      useEnd[value] - useBegin[value]);
   }
 };
 
