@@ -10,6 +10,7 @@
 
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Pipelines/Pipelines.h"
 #include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Transforms/Passes.h"
@@ -17,10 +18,12 @@
 
 namespace fp8q {
 
-/// Adds the fp8q dialect to `registry`.
+/// Adds the fp8q dialect to `registry`, with the external models fp8q
+/// attaches to upstream ops (bufferization, scale-layout carriers).
 inline void registerFp8qDialects(mlir::DialectRegistry &registry) {
   registry.insert<Fp8qDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  registerScaleLayoutCarrierExternalModels(registry);
 }
 
 /// Registers every fp8q pass and pipeline with the global pass registry.

@@ -33,6 +33,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <ostream>
 #include <random>
 #include <set>
@@ -446,6 +448,16 @@ TEST_P(PropagateRandomTest, MinimalContractsIdempotent) {
   ASSERT_TRUE(module);
   std::string once = run(*module, fuse);
   SCOPED_TRACE("after the pass:\n" + once);
+  // FP8Q_RANDOM_DUMP_DIR=DIR writes each output to DIR/seed-N.mlir, for
+  // comparing the pass's output before and after a change.
+  if (const char *dir = std::getenv("FP8Q_RANDOM_DUMP_DIR")) {
+    std::string path =
+        std::string(dir) + "/seed-" + std::to_string(seed) + ".mlir";
+    std::error_code ec;
+    llvm::raw_fd_ostream file(path, ec);
+    ASSERT_FALSE(ec) << path << ": " << ec.message();
+    file << once;
+  }
 
   // (a) Contracts hold.
   module->walk([&](fp8q::GemmOp gemm) {

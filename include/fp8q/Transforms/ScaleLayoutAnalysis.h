@@ -1,0 +1,144 @@
+//===- ScaleLayoutAnalysis.h - Scale-layout problem of a module -*- C++ -*-===//
+//
+// The analysis half of --fp8q-propagate-scale-layout: builds the layout
+// problem of a module from MLIR's interfaces and solves it with
+// ScaleLayoutSolver; ScaleLayoutRewrite.h applies the plan. Which values
+// must share a layout comes from RegionBranchOpInterface (scf.for / if /
+// while and any other region op that declares its successors), which
+// functions may be retyped from CallOpInterface and the module's symbol
+// uses, and which other ops carry a layout along M from
+// ScaleLayoutCarrierOpInterface (fp8q/Interfaces/ScaleLayoutInterfaces.h):
+// adding a layout-carrying op is one external model.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_TRANSFORMS_SCALELAYOUTANALYSIS_H
+#define FP8Q_TRANSFORMS_SCALELAYOUTANALYSIS_H
+
+#include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Transforms/ScaleLayoutSolver.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <memory>
+
+namespace fp8q {
+
+/// What a use of a scale value needs.
+enum class ScaleNeed { Exact, Bytes, Flow, None };
+
+/// Which consumer a use is, for remarks. The remark text is built only when
+/// a materialization serves the use: building it for every use (printing
+/// locations) dominated the pass's time on large modules.
+enum class ScaleConsumer {
+  /// Any other use: described by its operand.
+  Operand,
+  /// Unknown consumer (row_major).
+  Unknown,
+  /// Result #index of the region op `subject` (a yield's target).
+  RegionResult,
+  /// Argument #index of the function `subject` (a call's callee).
+  CalleeArgument,
+  /// Result #index of the public function `subject`.
+  PublicResult,
+  /// A successor block argument.
+  Successor,
+  /// w_scale of the fp8q.gemm owning the operand.
+  WScale,
+  /// x_scale of the fp8q.gemm owning the operand (a kernel's requirement).
+  XScale,
+};
+
+/// One classified use of a scale value.
+struct ScaleUse {
+  mlir::OpOperand *operand = nullptr;
+  ScaleNeed kind = ScaleNeed::None;
+  /// Needed layout (Exact, Bytes).
+  LayoutAttr layout;
+  /// Target node (Flow), an id of the analysis.
+  unsigned node = 0;
+  /// The consumer, for remarks (see describeScaleConsumer).
+  ScaleConsumer consumer = ScaleConsumer::Operand;
+  mlir::Operation *subject = nullptr;
+  unsigned index = 0;
+  /// The layout an exact consumer's type has, for remarks.
+  LayoutAttr typeLayout;
+  /// Unknown consumer: gets a remark.
+  bool unknown = false;
+};
+
+/// The consumer of `use`, for remarks.
+std::string describeScaleConsumer(const ScaleUse &use);
+
+/// "'op' operand #i at loc(...)": a consumer, for remarks.
+std::string describeScaleOperand(mlir::OpOperand &use);
+
+/// The solved layout problem of a module: what the rewrite applies. Nodes
+/// and values are the solver's (problem.nodes, problem.values), in the
+/// order the analysis met them.
+struct ScaleLayoutPlan {
+  /// Layout table: ids of the problem and the solution index it.
+  llvm::SmallVector<LayoutAttr> layouts;
+  layout_solver::Problem problem;
+  layout_solver::Solution solution;
+  /// Per solver node: the type its values share now.
+  llvm::SmallVector<mlir::RankedTensorType> nodeTypes;
+  /// Per solver value: the IR value and its classified uses, in use-list
+  /// order (those of values[i] are uses[useBegin[i]] up to uses[useEnd[i]]).
+  llvm::SmallVector<mlir::Value> values;
+  std::vector<ScaleUse> uses;
+  std::vector<unsigned> useBegin, useEnd;
+  /// Flow targets that are not scale values of the walk (none in verified
+  /// IR), with their solver node.
+  llvm::SmallVector<std::pair<mlir::Value, unsigned>> otherValues;
+  /// Results of rewritable functions and their solver node.
+  struct FunctionResult {
+    mlir::Operation *function;
+    unsigned result;
+    unsigned node;
+  };
+  llvm::SmallVector<FunctionResult> functionResults;
+  /// Functions whose signature may be rewritten.
+  llvm::DenseSet<mlir::Operation *> rewritableFunctions;
+  /// Operands of unknown consumers (they get row_major), in solver order.
+  llvm::SmallVector<mlir::OpOperand *> unknownOperands;
+
+  llvm::ArrayRef<ScaleUse> usesOf(unsigned value) const {
+    return llvm::ArrayRef(uses).slice(useBegin[value],
+                                      useEnd[value] - useBegin[value]);
+  }
+};
+
+/// Builds and solves the scale-layout problem of a module, in two steps:
+/// the constructor walks the module once (read-only); the caller then
+/// detaches the module's fp8q.materialize ops (their uses take their
+/// operands, see ScaleLayoutRewrite.h), and solve() builds the problem of
+/// the module as it is then, with the detached ops' operands as seeds.
+///
+/// Linear in the size of the module: each op is visited a bounded number of
+/// times, values, nodes and uses live in vectors indexed by dense ids, and
+/// only the components (nodes joined by flows) that touch fp8q - a quantize
+/// scale, a gemm x_scale, a materialization or a layout encoding - reach
+/// the solver.
+class ScaleLayoutAnalysis {
+public:
+  ScaleLayoutAnalysis(mlir::ModuleOp module, bool fuseProducers);
+  ~ScaleLayoutAnalysis();
+
+  /// The module's fp8q.materialize ops, in pre-order walk order.
+  llvm::ArrayRef<MaterializeOp> getMaterializations() const;
+
+  /// Builds the problem of the module, where no op uses a materialization
+  /// any more and `materialized` holds the detached ones' operands, and
+  /// solves it. Call once.
+  const ScaleLayoutPlan &solve(const llvm::DenseSet<mlir::Value> &materialized);
+
+private:
+  class Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace fp8q
+
+#endif // FP8Q_TRANSFORMS_SCALELAYOUTANALYSIS_H
