@@ -12,7 +12,7 @@
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Pipelines/Pipelines.h"
-#include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 

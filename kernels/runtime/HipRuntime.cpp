@@ -13,7 +13,7 @@
 #include "HipApi.h"
 #include "Launcher.h"
 
-#include "fp8q/Runtime/fp8q_operand_checks.h"
+#include "fp8q_operand_checks.h"
 #include "fp8q/Runtime/fp8q_preshuffle.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q_kernels/GemmTile.h"
@@ -58,7 +58,7 @@ thread_local std::string lastError;
 } // namespace
 } // namespace fp8q::hiprt
 
-/// The error sink of the shared checks (fp8q/Runtime/fp8q_operand_checks.h)
+/// The error sink of the shared checks (lib/Runtime/Common/fp8q_operand_checks.h)
 /// and of everything else in this runtime.
 int32_t fp8q::rt::fail(const char *entry, int32_t status, const char *fmt,
                        ...) {
@@ -85,7 +85,7 @@ void fp8q::rt::warn(const char *entry, const char *fmt, ...) {
 namespace fp8q::hiprt {
 namespace {
 
-/// A validated rank-2 operand (fp8q/Runtime/fp8q_operand_checks.h).
+/// A validated rank-2 operand (lib/Runtime/Common/fp8q_operand_checks.h).
 using Op = fp8q::rt::View2;
 using fp8q::rt::Access;
 using fp8q::rt::checkFp8Type;

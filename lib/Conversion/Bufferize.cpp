@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Conversion/Passes.h"
-#include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Bufferize.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"

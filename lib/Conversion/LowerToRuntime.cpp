@@ -26,7 +26,7 @@
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q/Support/Diagnostics.h"
-#include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

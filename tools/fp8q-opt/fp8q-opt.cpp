@@ -9,6 +9,9 @@
 
 #include "fp8q/InitFp8q.h"
 #include "fp8q/Support/ToolOutput.h"
+#ifdef FP8Q_INCLUDE_TESTS
+#include "TestPasses.h"
+#endif
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -23,6 +26,11 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   fp8q::registerFp8qPassesAndPipelines();
+#ifdef FP8Q_INCLUDE_TESTS
+  // Passes for tests and measurements only (test/lib), as upstream mlir-opt
+  // registers its test passes.
+  fp8q::test::registerFp8qTestPasses();
+#endif
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

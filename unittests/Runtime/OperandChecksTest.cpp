@@ -1,12 +1,12 @@
 //===- OperandChecksTest.cpp - The runtimes' shared descriptor checks -----===//
 //
-// fp8q/Runtime/fp8q_operand_checks.h on its own (this test defines the error
+// lib/Runtime/Common/fp8q_operand_checks.h on its own (this test defines the error
 // sink), at the edges of FP8Q_MAX_SPAN_BYTES and of int64 overflow, where a
 // runtime without these checks would compute wrapped addresses.
 //
 //===----------------------------------------------------------------------===//
 
-#include "fp8q/Runtime/fp8q_operand_checks.h"
+#include "fp8q_operand_checks.h"
 
 #include "gtest/gtest.h"
 

@@ -213,25 +213,6 @@ def PropagateScaleLayout : Pass<"fp8q-propagate-scale-layout", "mlir::ModuleOp">
   ];
 }
 
-def HandPlacedCopies : Pass<"fp8q-hand-placed-copies", "mlir::ModuleOp"> {
-  let summary = "Baseline: the historical hand-placed fix, a scale copy at "
-                "every consumer that reads another layout";
-  let description = [{
-    A reference policy to measure `--fp8q-propagate-scale-layout` against,
-    not a pass to ship: it models SGLang's hand-written fix, where producers
-    write row-major and each GEMM whose kernel reads another layout gets its
-    own `scale.t().contiguous().t()` copy right before it, shared with no
-    other consumer and hoisted out of nothing. Run it after
-    `--fp8q-select-kernels` in place of propagation; `--fp8q-verify-contracts`
-    passes afterwards.
-  }];
-  let dependentDialects = ["::fp8q::Fp8qDialect"];
-  let statistics = [
-    Statistic<"numCopiesInserted", "copies-inserted",
-              "fp8q.materialize ops inserted at consumers">
-  ];
-}
-
 def FreshElementwiseInits
     : Pass<"fp8q-fresh-elementwise-inits", "mlir::ModuleOp"> {
   let summary = "Give elementwise linalg.generic ops a fresh alloc_tensor "

@@ -1,7 +1,7 @@
 //===- Check.cpp - Errors, threads, activation access ---------------------===//
 //
 // The CPU runtime's error reporting (fp8q::rt::fail, which the shared
-// descriptor checks of fp8q/Runtime/fp8q_operand_checks.h report through),
+// descriptor checks of lib/Runtime/Common/fp8q_operand_checks.h report through),
 // its worker threads and activation element access.
 //
 //===----------------------------------------------------------------------===//

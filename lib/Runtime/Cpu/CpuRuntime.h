@@ -2,7 +2,7 @@
 //
 // Shared helpers of libfp8q_runtime_cpu.so: error reporting, threads and
 // activation element access (descriptor validation is
-// fp8q/Runtime/fp8q_operand_checks.h, shared with the HIP runtime). Nothing
+// lib/Runtime/Common/fp8q_operand_checks.h, shared with the HIP runtime). Nothing
 // here is exported.
 //
 //===----------------------------------------------------------------------===//
@@ -10,7 +10,7 @@
 #ifndef FP8Q_LIB_RUNTIME_CPU_CPURUNTIME_H
 #define FP8Q_LIB_RUNTIME_CPU_CPURUNTIME_H
 
-#include "fp8q/Runtime/fp8q_operand_checks.h"
+#include "fp8q_operand_checks.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 
 #include <cstddef>

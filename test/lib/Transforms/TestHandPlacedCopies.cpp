@@ -1,4 +1,4 @@
-//===- HandPlacedCopies.cpp - The historical fix, as a baseline -----------===//
+//===- TestHandPlacedCopies.cpp - The historical fix, as a baseline -------===//
 //
 // Models the hand-written fix of SGLang PR 29275 so fp8q's propagation can be
 // measured against it: producers write row-major and every GEMM whose kernel
@@ -7,23 +7,23 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPasses.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Target/KernelContracts.h"
-#include "fp8q/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 
-namespace fp8q {
+namespace fp8q::test {
 #define GEN_PASS_DEF_HANDPLACEDCOPIES
-#include "fp8q/Transforms/Passes.h.inc"
-} // namespace fp8q
+#include "TestPasses.h.inc"
+} // namespace fp8q::test
 
 using namespace mlir;
 using namespace fp8q;
 
 namespace {
 struct HandPlacedCopiesPass
-    : public fp8q::impl::HandPlacedCopiesBase<HandPlacedCopiesPass> {
+    : public fp8q::test::impl::HandPlacedCopiesBase<HandPlacedCopiesPass> {
   void runOnOperation() override {
     getOperation().walk([&](GemmOp gemm) {
       std::optional<Kernel> kernel = gemm.getKernel();

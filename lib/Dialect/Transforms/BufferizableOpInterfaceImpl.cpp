@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fp8q/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Support/Diagnostics.h"
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
