@@ -84,8 +84,8 @@ Error addEntryWrappers(Module &module, const ArtifactSpec &spec) {
       const StructLayout *fields = layout.getStructLayout(resultStruct);
       for (unsigned r = 0; r < entry.results.size(); ++r) {
         Type *desc = resultStruct->getElementType(r);
-        Value *from = b.CreateConstInBoundsGEP1_64(
-            b.getInt8Ty(), resultBuffer, fields->getElementOffset(r));
+        Value *from = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), resultBuffer,
+                                                   fields->getElementOffset(r));
         b.CreateMemCpy(slot(numArgs + r), layout.getABITypeAlign(desc), from,
                        layout.getABITypeAlign(desc),
                        layout.getTypeAllocSize(desc));
@@ -99,9 +99,9 @@ Error addEntryWrappers(Module &module, const ArtifactSpec &spec) {
 void addManifest(Module &module, StringRef json) {
   LLVMContext &ctx = module.getContext();
   Constant *text = ConstantDataArray::getString(ctx, json, /*AddNull=*/true);
-  auto *global = new GlobalVariable(module, text->getType(), /*isConstant=*/true,
-                                    GlobalValue::PrivateLinkage, text,
-                                    "fp8q_artifact_manifest_text");
+  auto *global = new GlobalVariable(
+      module, text->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage,
+      text, "fp8q_artifact_manifest_text");
   global->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
   global->setAlignment(Align(1));
   Type *ptr = PointerType::getUnqual(ctx);
@@ -133,8 +133,8 @@ void addCompilerRuntimeHelpers(Module &module) {
   Value *isNaN = b.CreateICmpUGT(magnitude, b.getInt32(0x7F800000u));
   Value *quiet = b.CreateOr(b.CreateLShr(bits, 16), 0x40u);
   Value *lsb = b.CreateAnd(b.CreateLShr(bits, 16), 1u);
-  Value *rounded =
-      b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7FFFu))), 16);
+  Value *rounded = b.CreateLShr(
+      b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7FFFu))), 16);
   Value *half = b.CreateTrunc(b.CreateSelect(isNaN, quiet, rounded), i16);
   b.CreateRet(b.CreateBitCast(half, Type::getBFloatTy(ctx)));
   // Code generation calls it after the optimizer ran: keep it until then.

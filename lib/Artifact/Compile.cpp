@@ -85,8 +85,8 @@ runtimeLinkArgs(const CompileOptions &options) {
 
 llvm::Error compileArtifact(const CompileOptions &options) {
   // Cheap checks first: nothing is compiled for a run that cannot succeed.
-  if (llvm::Error error = checkOutputIsNotAnInput(options.outputPath,
-                                                  {options.inputPath}))
+  if (llvm::Error error =
+          checkOutputIsNotAnInput(options.outputPath, {options.inputPath}))
     return error;
   std::unique_ptr<Fp8qPipelineOptions> pipelineOptions =
       Fp8qPipelineOptions::createFromString(options.pipelineOptions);
@@ -120,6 +120,11 @@ llvm::Error compileArtifact(const CompileOptions &options) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // The pipeline's remarks (one per scale copy) are for fp8q-opt users.
+  ScopedDiagnosticHandler quietRemarks(&context, [&](Diagnostic &diag) {
+    return success(!options.remarks &&
+                   diag.getSeverity() == DiagnosticSeverity::Remark);
+  });
 
   TimingScope parseTimer = root.nest("parse");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);

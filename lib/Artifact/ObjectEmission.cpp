@@ -123,9 +123,9 @@ Error linkSharedLibrary(StringRef linker, ArrayRef<char> object,
                              code.message().c_str());
   FileRemover removeLibrary(libraryPath);
 
-  std::vector<StringRef> args{linker,  "-shared", "--hash-style=gnu",
-                              "--build-id=none", "-o", libraryPath,
-                              objectPath};
+  std::vector<StringRef> args{
+      linker, "-shared",   "--hash-style=gnu", "--build-id=none",
+      "-o",   libraryPath, objectPath};
   for (const std::string &arg : extraArgs)
     args.push_back(arg);
   std::string error;

@@ -33,9 +33,9 @@ static cl::opt<std::string> pipelineOptions(
     cl::desc("Options of --fp8q-pipeline, passed through unchanged, e.g. "
              "'fuse-producers=false' or 'execution=device'"),
     cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    emit("emit", cl::desc("What to write: llvm-ir, obj or so"), cl::init(""),
-         cl::cat(category));
+static cl::opt<std::string> emit("emit",
+                                 cl::desc("What to write: llvm-ir, obj or so"),
+                                 cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     targetTriple("target-triple",
                  cl::desc("LLVM target triple of the host code (default: "
@@ -55,14 +55,20 @@ static cl::opt<std::string> runtimeDir(
     cl::desc("Folder of the runtime libraries at link time (default: the "
              "lib/ folder beside this tool's bin/)"),
     cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    linker("linker", cl::desc("ld.lld used for .so outputs"),
-           cl::init(FP8Q_DEFAULT_LINKER), cl::cat(category));
+static cl::opt<std::string> linker("linker",
+                                   cl::desc("ld.lld used for .so outputs"),
+                                   cl::init(FP8Q_DEFAULT_LINKER),
+                                   cl::cat(category));
 static cl::opt<bool>
     timing("timing",
            cl::desc("Print the time of each stage (parse, every pipeline "
                     "pass, translation, LLVM optimization, codegen, link)"),
            cl::cat(category));
+
+static cl::opt<bool> remarks(
+    "remarks",
+    cl::desc("Print the pipeline's remarks (one per scale copy it keeps)"),
+    cl::cat(category));
 
 /// <prefix>/lib for a tool in <prefix>/bin.
 static std::string defaultRuntimeDir(const char *argv0) {
@@ -93,10 +99,11 @@ int main(int argc, char **argv) {
       runtimeDir.empty() ? defaultRuntimeDir(argv[0]) : runtimeDir.getValue();
   options.linker = linker;
   options.timing = timing;
+  options.remarks = remarks;
   if (optLevel > 3)
     return fp8q::reportToolError(
-        "fp8q-compile", createStringError("-O%u: expected 0 to 3",
-                                          unsigned(optLevel)));
+        "fp8q-compile",
+        createStringError("-O%u: expected 0 to 3", unsigned(optLevel)));
   if (emit.empty()) {
     std::optional<artifact::EmitKind> kind =
         artifact::emitKindForPath(outputFile);

@@ -10,8 +10,8 @@
 #ifndef FP8Q_ARTIFACT_COMPILE_H
 #define FP8Q_ARTIFACT_COMPILE_H
 
-#include "llvm/Support/Error.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 
@@ -43,6 +43,8 @@ struct CompileOptions {
   /// Print an -mlir-timing style breakdown (parse, each pipeline pass,
   /// translation, LLVM optimization, code generation, link) to stderr.
   bool timing = false;
+  /// Print the pipeline's remarks (one per scale copy), silent by default.
+  bool remarks = false;
 };
 
 /// The EmitKind `path`'s extension names (.so, .o, .ll), if any.

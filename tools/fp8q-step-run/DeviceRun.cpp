@@ -1,0 +1,188 @@
+//===- DeviceRun.cpp - A device-mode artifact on a GPU --------------------===//
+//
+// Built with FP8Q_STEP_RUN_CUDA or FP8Q_STEP_RUN_HIP (fp8q-step-run-cuda /
+// -hip); the host-only fp8q-step-run reports that it cannot run device mode.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepRun.h"
+
+#if defined(FP8Q_STEP_RUN_CUDA) || defined(FP8Q_STEP_RUN_HIP)
+#include "DeviceApi.h"
+
+#include <dlfcn.h>
+
+namespace fp8q::steprun {
+
+namespace {
+/// The device runtime's status API (include/fp8q/Runtime/fp8q_runtime.h of
+/// libfp8q_runtime_cuda.so), resolved from the artifact's dependencies.
+struct DeviceRuntime {
+  int (*status)(void) = nullptr;
+  const char *(*lastError)(void) = nullptr;
+  void (*free)(void *, void *) = nullptr;
+
+  bool resolve(void *handle, std::string &error) {
+    status =
+        reinterpret_cast<int (*)(void)>(dlsym(handle, "fp8q_device_status"));
+    lastError = reinterpret_cast<const char *(*)(void)>(
+        dlsym(handle, "fp8q_device_last_error"));
+    free = reinterpret_cast<void (*)(void *, void *)>(
+        dlsym(handle, "fp8q_device_free"));
+    if (status && lastError && free)
+      return true;
+    error = "the device runtime lacks fp8q_device_status, "
+            "fp8q_device_last_error or fp8q_device_free: compile the "
+            "artifact with fp8q-compile --runtime=cuda (or hip) against a "
+            "runtime that has them, or preload it (LD_PRELOAD)";
+    return false;
+  }
+  /// False, with the runtime's message, after a failed step.
+  bool check(std::string &error) const {
+    if (status() == 0)
+      return true;
+    const char *message = lastError();
+    error = std::string("device step failed: ") +
+            (message ? message : "(no message)");
+    return false;
+  }
+};
+
+bool ok(hipError_t code, const char *what, std::string &error) {
+  if (code == hipSuccess)
+    return true;
+  error = std::string(what) + ": " + hipGetErrorString(code);
+  return false;
+}
+} // namespace
+
+bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
+               const std::vector<HostTensor> &inputs, const RunOptions &options,
+               RunOutcome &outcome, std::string &error) {
+  DeviceRuntime runtime;
+  if (!runtime.resolve(artifact.handle, error))
+    return false;
+  int devices = 0;
+  if (!ok(hipGetDeviceCount(&devices), "hipGetDeviceCount", error))
+    return false;
+  if (devices == 0) {
+    error = "no GPU";
+    return false;
+  }
+  hipStream_t stream;
+  if (!ok(hipStreamCreate(&stream), "hipStreamCreate", error))
+    return false;
+
+  // Arguments: device copies of the host seeds.
+  std::vector<void *> buffers(inputs.size(), nullptr);
+  std::vector<Descriptor> args(inputs.size()), results(entry.results.size());
+  std::vector<void *> slots;
+  bool good = true;
+  for (size_t i = 0; good && i < inputs.size(); ++i) {
+    size_t bytes = inputs[i].bytes.size();
+    good = ok(hipMalloc(&buffers[i], bytes ? bytes : 1), "hipMalloc", error) &&
+           ok(hipMemcpy(buffers[i], inputs[i].bytes.data(), bytes,
+                        hipMemcpyHostToDevice),
+              "hipMemcpy", error);
+    args[i] = describeDense(inputs[i], buffers[i]);
+    slots.push_back(&args[i]);
+  }
+  void *streamValue = stream;
+  slots.push_back(&streamValue);
+  for (Descriptor &result : results)
+    slots.push_back(&result);
+  auto release = [&] {
+    for (Descriptor &result : results)
+      if (result.allocated)
+        runtime.free(result.allocated, stream);
+  };
+  auto oneStep = [&](bool keep) {
+    step(slots.data());
+    if (!runtime.check(error))
+      return false;
+    if (!keep)
+      release();
+    return true;
+  };
+
+  for (int i = 0; good && i < options.warmup; ++i)
+    good = oneStep(false);
+  good = good && ok(hipStreamSynchronize(stream), "warm-up", error);
+
+  hipGraphExec_t exec = nullptr;
+  if (good && options.graph) {
+    // One step, results freed stream-ordered, captured once and replayed.
+    hipGraph_t graph;
+    good =
+        ok(hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal),
+           "hipStreamBeginCapture", error) &&
+        oneStep(false) &&
+        ok(hipStreamEndCapture(stream, &graph), "hipStreamEndCapture", error) &&
+        ok(hipGraphInstantiateWithFlags(&exec, graph, 0), "hipGraphInstantiate",
+           error);
+    if (good)
+      (void)hipGraphDestroy(graph);
+  }
+
+  hipEvent_t start, stop;
+  good = good && ok(hipEventCreate(&start), "hipEventCreate", error) &&
+         ok(hipEventCreate(&stop), "hipEventCreate", error) &&
+         ok(hipEventRecord(start, stream), "hipEventRecord", error);
+  for (int i = 0; good && i < options.iters; ++i)
+    good = exec ? ok(hipGraphLaunch(exec, stream), "hipGraphLaunch", error)
+                : oneStep(false);
+  float millis = 0;
+  good = good && ok(hipEventRecord(stop, stream), "hipEventRecord", error) &&
+         ok(hipEventSynchronize(stop), "hipEventSynchronize", error) &&
+         ok(hipEventElapsedTime(&millis, start, stop), "hipEventElapsedTime",
+            error) &&
+         runtime.check(error);
+  outcome.microsPerStep = options.iters ? millis * 1e3 / options.iters : 0.0;
+  outcome.clock = exec ? "device events, one graph" : "device events";
+
+  // One more step whose results come back.
+  if (good && oneStep(true) &&
+      ok(hipStreamSynchronize(stream), "hipStreamSynchronize", error)) {
+    for (size_t r = 0; good && r < results.size(); ++r) {
+      const TensorSpec &spec = entry.results[r];
+      std::vector<uint8_t> span(
+          spanBytes(results[r], spec.shape.size(), elementSize(spec.type)));
+      good = ok(hipMemcpy(span.data(), results[r].aligned, span.size(),
+                          hipMemcpyDeviceToHost),
+                "hipMemcpy", error);
+      outcome.results.push_back(gatherResult(spec, results[r], span.data()));
+    }
+    release();
+    good = good && ok(hipStreamSynchronize(stream), "free", error) &&
+           runtime.check(error);
+  } else {
+    good = false;
+  }
+  if (exec)
+    (void)hipGraphExecDestroy(exec);
+  for (void *buffer : buffers)
+    if (buffer)
+      (void)hipFree(buffer);
+  (void)hipStreamDestroy(stream);
+  return good;
+}
+
+} // namespace fp8q::steprun
+
+#else
+
+namespace fp8q::steprun {
+
+bool runDevice(const Artifact &artifact, const Entry &, StepFn,
+               const std::vector<HostTensor> &, const RunOptions &,
+               RunOutcome &, std::string &error) {
+  error = "'" + artifact.path +
+          "' is a device-mode artifact; this fp8q-step-run is the host-only "
+          "build (run fp8q-step-run-cuda or fp8q-step-run-hip, or build one "
+          "with scripts/build-step-run.sh)";
+  return false;
+}
+
+} // namespace fp8q::steprun
+
+#endif

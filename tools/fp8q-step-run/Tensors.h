@@ -1,0 +1,74 @@
+//===- Tensors.h - Seeded inputs, descriptors, comparisons ------*- C++ -*-===//
+//
+// The host side of fp8q-step-run: element types of the manifest, the
+// seeded input rules (fp8q-run's generator), MLIR memref descriptors for
+// the artifact's C ABI, and the per-result comparison.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_STEP_RUN_TENSORS_H
+#define FP8Q_STEP_RUN_TENSORS_H
+
+#include "Manifest.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fp8q::steprun {
+
+/// MLIR's strided memref descriptor, rank <= 8: {allocated, aligned,
+/// offset, sizes[rank], strides[rank]} (only the first 2*rank of the array
+/// are the descriptor's).
+struct Descriptor {
+  void *allocated = nullptr, *aligned = nullptr;
+  int64_t offset = 0;
+  int64_t sizesAndStrides[16] = {};
+};
+
+constexpr size_t kMaxRank = 8;
+
+/// Bytes per element of a manifest element type, or 0 if unsupported.
+size_t elementSize(const std::string &type);
+
+/// One argument: dense row-major host bytes and their sizes.
+struct HostTensor {
+  std::string type;
+  std::vector<int64_t> sizes;
+  std::vector<uint8_t> bytes;
+  int64_t numElements() const;
+};
+
+/// Seeded inputs for `entry`, dynamic sizes set to `m`. Rules (those of
+/// fp8q-run's generator, splitmix64 uniforms in one stream in argument
+/// order): bf16/f16/f32 activations uniform in [-1, 1]; rank-1 bf16/f16
+/// vectors (norm weights) in [0.9, 1.1]; an f32 argument right after an fp8
+/// one (its block scale) in [2^-10, 2^-7]; fp8 weights the fp8 encoding of
+/// uniform values in [-max, max] of their flavour (never a NaN byte).
+/// `dynamic` receives "arg #i dim d" for every size set to `m`.
+bool makeInputs(const Entry &entry, int64_t m, uint64_t seed,
+                std::vector<HostTensor> &inputs,
+                std::vector<std::string> &dynamic, std::string &error);
+
+/// A dense row-major descriptor of `tensor` at `data`.
+Descriptor describeDense(const HostTensor &tensor, void *data);
+
+/// Bytes a descriptor spans from `aligned` (offset included).
+int64_t spanBytes(const Descriptor &desc, size_t rank, size_t eltSize);
+
+/// The dense host copy of a result whose bytes (`span` as spanBytes says,
+/// from `aligned`) are already on the host.
+HostTensor gatherResult(const TensorSpec &spec, const Descriptor &desc,
+                        const uint8_t *span);
+
+/// The values of `tensor` as floats (fp8, bf16, f16, f32 decoded).
+std::vector<double> toDoubles(const HostTensor &tensor);
+
+/// One line comparing `actual` with `expected`: bit-exact count, max abs
+/// diff, cosine, relative error. Returns false if the shapes differ.
+bool compareResults(const HostTensor &actual, const HostTensor &expected,
+                    std::string &line);
+
+} // namespace fp8q::steprun
+
+#endif // FP8Q_STEP_RUN_TENSORS_H
