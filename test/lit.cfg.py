@@ -35,7 +35,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fp8q_tools_dir, config.llvm_tools_dir]
 upstream_tools = ["mlir-opt", "mlir-runner"]
-tools = ["fp8q-opt", "fp8q-model-gen", "fp8q-run"]
+tools = ["fp8q-opt", "fp8q-model-gen", "fp8q-run", "fp8q-compile", "fp8q-step-run"]
 if config.fp8q_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
     # ASan+UBSan build: our executables carry the sanitizer runtime, but the
     # upstream tools that load our plugin or runtime library do not, so they

@@ -3,9 +3,12 @@
 #include "fp8q/Artifact/ArtifactInterface.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
@@ -139,6 +142,23 @@ void addCompilerRuntimeHelpers(Module &module) {
   b.CreateRet(b.CreateBitCast(half, Type::getBFloatTy(ctx)));
   // Code generation calls it after the optimizer ran: keep it until then.
   appendToCompilerUsed(module, {fn});
+}
+
+Error linkSupportLibrary(Module &module) {
+  Expected<std::unique_ptr<Module>> support = parseBitcodeFile(
+      MemoryBufferRef(getSupportBitcode(), "ArtifactSupport.bc"),
+      module.getContext());
+  if (!support)
+    return support.takeError();
+  // Plain C over 64-bit integers and pointers: any 64-bit target's layout.
+  (*support)->setTargetTriple(module.getTargetTriple());
+  (*support)->setDataLayout(module.getDataLayout());
+  for (Function &fn : **support)
+    if (!fn.isDeclaration())
+      fn.setVisibility(GlobalValue::HiddenVisibility);
+  if (Linker::linkModules(module, std::move(*support), Linker::LinkOnlyNeeded))
+    return createStringError("cannot link the artifact support library");
+  return Error::success();
 }
 
 void restrictExports(Module &module, const ArtifactSpec &spec) {

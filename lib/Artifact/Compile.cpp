@@ -173,6 +173,8 @@ llvm::Error compileArtifact(const CompileOptions &options) {
     return error;
   addManifest(*llvmModule, renderManifest(*spec));
   addCompilerRuntimeHelpers(*llvmModule);
+  if (llvm::Error error = linkSupportLibrary(*llvmModule))
+    return error;
   restrictExports(*llvmModule, *spec);
 
   TimingScope optimizeTimer = root.nest("LLVM optimization");

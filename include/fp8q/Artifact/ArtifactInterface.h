@@ -40,6 +40,15 @@ void addManifest(llvm::Module &module, llvm::StringRef json);
 /// library (ExecutionEngine users get them from libmlir_c_runner_utils).
 void addCompilerRuntimeHelpers(llvm::Module &module);
 
+/// The bitcode of lib/Artifact/Support/ArtifactSupport.c, embedded at
+/// build time.
+llvm::StringRef getSupportBitcode();
+
+/// Links into `module` the helpers of ArtifactSupport.c it calls (MLIR's
+/// memrefCopy, which libmlir_c_runner_utils provides to ExecutionEngine
+/// users), and nothing else; they become hidden definitions.
+llvm::Error linkSupportLibrary(llvm::Module &module);
+
 /// Gives every definition hidden visibility except the artifact's exports:
 /// `fp8q_step_<fn>` and `_mlir_ciface_<fn>` of each entry and
 /// `fp8q_artifact_manifest`. Declarations (the runtime's entry points, libc)
