@@ -18,6 +18,7 @@
 #include "fp8q/InitFp8q.h"
 #include "fp8q/Pipelines/Pipelines.h"
 #include "fp8q/Runtime/fp8q_numerics.h"
+#include "fp8q/Support/ToolOutput.h"
 #include "fp8q/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -79,6 +80,12 @@ static opt<bool> skipPropagation(
     desc("Run only the program compiled without layout propagation, with the "
          "runtime's contract checks as the environment sets them: checked by "
          "default, so a wrong layout stops the run with the runtime's error"));
+static opt<std::string> dumpOutput(
+    "dump-output",
+    desc("Write the output of the compiled program (with propagation) to "
+         "this file as raw little-endian f32 values, row-major, for "
+         "comparison with other runners (fp8q-step-run --dump-results)"),
+    init(""));
 static opt<bool> fuseProducers("fuse-producers",
                                desc("Fuse transposed scale writes into the "
                                     "quantize producers (default: true)"),
@@ -590,6 +597,16 @@ int main(int argc, char **argv) {
     return 1;
   progress(llvm::formatv("done in {0:f1} s", seconds(start)));
   report("fp8q (contracts proven):", *out);
+  if (!dumpOutput.empty())
+    if (int status = fp8q::reportToolError(
+            "fp8q-run",
+            fp8q::writeToolOutput(
+                dumpOutput, {inputFile}, [&](llvm::raw_ostream &os) {
+                  os.write(reinterpret_cast<const char *>(out->data()),
+                           out->size() * sizeof(float));
+                  return llvm::Error::success();
+                })))
+      return status;
 
   // 4. The historical failure: no propagation, unchecked runtime.
   if (compareUnfixed) {

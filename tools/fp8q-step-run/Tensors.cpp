@@ -4,6 +4,7 @@
 
 #include "fp8q/Runtime/fp8q_numerics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -33,6 +34,98 @@ int64_t HostTensor::numElements() const {
   for (int64_t size : sizes)
     n *= size;
   return n;
+}
+
+/// fp8q-run's generator: splitmix64 with 24-bit uniforms in [0, 1).
+namespace {
+struct Uniforms {
+  uint64_t state;
+  explicit Uniforms(uint64_t seed) : state(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  float operator()() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return float((z ^ (z >> 31)) >> 40) * (1.0f / 16777216.0f);
+  }
+  /// Irwin-Hall sum of four uniforms, scaled to unit variance.
+  float normal() {
+    float a = (*this)(), b = (*this)(), c = (*this)(), d = (*this)();
+    return (a + b + c + d - 2.0f) * 1.7320508f;
+  }
+};
+} // namespace
+
+bool makeInputsLikeFp8qRun(const Entry &entry, uint64_t seed,
+                           std::vector<HostTensor> &inputs,
+                           std::string &error) {
+  Uniforms uniform(seed);
+  const std::vector<TensorSpec> &specs = entry.args;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const TensorSpec &spec = specs[i];
+    HostTensor tensor{spec.type, spec.shape, {}};
+    for (int64_t size : spec.shape)
+      if (size < 0) {
+        error =
+            "--inputs=fp8q-run-seeds needs static shapes (as fp8q-run does)";
+        return false;
+      }
+    int64_t n = tensor.numElements();
+    if (spec.type == "bf16" && spec.shape.size() <= 2) {
+      bool norm = spec.shape.size() == 1;
+      tensor.bytes.resize(2 * n);
+      for (int64_t e = 0; e < n; ++e) {
+        float v = norm ? 1.0f + 0.1f * uniform.normal() : uniform.normal();
+        uint16_t bits = fp8q_f32_to_bf16(v);
+        std::memcpy(tensor.bytes.data() + 2 * e, &bits, 2);
+      }
+      inputs.push_back(std::move(tensor));
+      continue;
+    }
+    if (isFp8(spec.type) && spec.shape.size() == 2 && i + 1 < specs.size() &&
+        specs[i + 1].type == "f32") {
+      int64_t rows = spec.shape[0], cols = spec.shape[1];
+      int64_t blocksN = (rows + 127) / 128, blocksK = cols / 128;
+      if (specs[i + 1].shape != std::vector<int64_t>{blocksN, blocksK}) {
+        error = "fp8 weight argument #" + std::to_string(i) +
+                " is not followed by its block scale";
+        return false;
+      }
+      int flavour = fp8Flavour(spec.type);
+      float sigma = 1.0f / std::sqrt(float(cols));
+      std::vector<float> w(n);
+      for (float &v : w)
+        v = sigma * uniform.normal();
+      std::vector<float> scales(blocksN * blocksK);
+      tensor.bytes.resize(n);
+      for (int64_t bn = 0; bn < blocksN; ++bn)
+        for (int64_t bk = 0; bk < blocksK; ++bk) {
+          int64_t rowEnd = std::min(rows, bn * 128 + 128);
+          float amax = 0;
+          for (int64_t r = bn * 128; r < rowEnd; ++r)
+            for (int64_t c = bk * 128; c < bk * 128 + 128; ++c)
+              amax = std::max(amax, std::fabs(w[r * cols + c]));
+          float scale = fp8q_quant_scale(amax, flavour);
+          scales[bn * blocksK + bk] = scale;
+          for (int64_t r = bn * 128; r < rowEnd; ++r)
+            for (int64_t c = bk * 128; c < bk * 128 + 128; ++c)
+              tensor.bytes[r * cols + c] =
+                  fp8q_quantize_value(w[r * cols + c], scale, flavour);
+        }
+      inputs.push_back(std::move(tensor));
+      HostTensor scale{"f32", specs[i + 1].shape, {}};
+      scale.bytes.resize(4 * scales.size());
+      std::memcpy(scale.bytes.data(), scales.data(), scale.bytes.size());
+      inputs.push_back(std::move(scale));
+      ++i;
+      continue;
+    }
+    error = "--inputs=fp8q-run-seeds: argument #" + std::to_string(i) + " is " +
+            describe(spec) +
+            "; fp8q-run's generator fills bf16 activations and norm "
+            "weights and 2-D fp8 weights followed by their f32 block scale";
+    return false;
+  }
+  return true;
 }
 
 bool makeInputs(const Entry &entry, int64_t m, uint64_t seed,

@@ -50,6 +50,15 @@ bool makeInputs(const Entry &entry, int64_t m, uint64_t seed,
                 std::vector<HostTensor> &inputs,
                 std::vector<std::string> &dynamic, std::string &error);
 
+/// Seeded inputs exactly as fp8q-run generates them for an unrolled decode
+/// step (static shapes): bf16 activations ~ N(0, 1), rank-1 bf16 norm
+/// weights ~ 1 + N(0, 0.1), each fp8 weight [N, K] ~ N(0, 1/sqrt(K))
+/// quantized per 128x128 block with its f32 block scale (the argument that
+/// follows). Same inputs, so the outputs of both runners can be compared
+/// bit for bit. Stacked (rank-3) weights are refused.
+bool makeInputsLikeFp8qRun(const Entry &entry, uint64_t seed,
+                           std::vector<HostTensor> &inputs, std::string &error);
+
 /// A dense row-major descriptor of `tensor` at `data`.
 Descriptor describeDense(const HostTensor &tensor, void *data);
 

@@ -24,7 +24,7 @@ using namespace fp8q::steprun;
 namespace {
 
 struct Options {
-  std::string artifact, reference, entry;
+  std::string artifact, reference, entry, inputs = "uniform", dumpResults;
   int64_t m = 16;
   uint64_t seed = 1;
   RunOptions run;
@@ -38,6 +38,7 @@ int fail(const std::string &message) {
 const char *kUsage =
     "usage: fp8q-step-run STEP.so [--reference HOST_STEP.so] [--entry NAME]\n"
     "         [--m 16] [--warmup 3] [--iters 20] [--graph] [--seed 1]\n"
+    "         [--inputs uniform|fp8q-run-seeds] [--dump-results PREFIX]\n"
     "Runs an fp8q-compile artifact on seeded inputs (dynamic sizes = --m)\n"
     "and compares every result with --reference, a host-mode artifact of\n"
     "the same model.\n";
@@ -88,6 +89,14 @@ bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
       options.reference = value;
     else if (arg == "--entry")
       options.entry = value;
+    else if (arg == "--inputs") {
+      if (value != "uniform" && value != "fp8q-run-seeds") {
+        error = "--inputs=" + value + ": expected uniform or fp8q-run-seeds";
+        return false;
+      }
+      options.inputs = value;
+    } else if (arg == "--dump-results")
+      options.dumpResults = value;
     else if (arg == "--m") {
       if (!number(1, n))
         return false;
@@ -171,6 +180,21 @@ StepFn stepOf(const Artifact &artifact, const Entry &entry,
   return step;
 }
 
+/// Writes `size` bytes to `path` through a temporary file renamed on
+/// success: no half-written file.
+bool writeFile(const std::string &path, const void *data, size_t size,
+               std::string &error) {
+  std::string temp = path + ".tmp";
+  FILE *file = std::fopen(temp.c_str(), "wb");
+  bool good = file && std::fwrite(data, 1, size, file) == size;
+  good = file && std::fclose(file) == 0 && good;
+  if (good && std::rename(temp.c_str(), path.c_str()) == 0)
+    return true;
+  std::remove(temp.c_str());
+  error = "cannot write '" + path + "'";
+  return false;
+}
+
 bool run(const Artifact &artifact, const Entry &entry,
          const std::vector<HostTensor> &inputs, const RunOptions &options,
          RunOutcome &outcome, std::string &error) {
@@ -198,7 +222,11 @@ int main(int argc, char **argv) {
 
   std::vector<HostTensor> inputs;
   std::vector<std::string> dynamic;
-  if (!makeInputs(*entry, options.m, options.seed, inputs, dynamic, error))
+  bool made =
+      options.inputs == "fp8q-run-seeds"
+          ? makeInputsLikeFp8qRun(*entry, options.seed, inputs, error)
+          : makeInputs(*entry, options.m, options.seed, inputs, dynamic, error);
+  if (!made)
     return fail("@" + entry->name + ": " + error);
   std::printf("artifact %s: %s mode, target %s, entry @%s (%zu arguments, "
               "%zu results%s)\n",
@@ -233,6 +261,15 @@ int main(int argc, char **argv) {
       sum += v;
     std::printf("result #%zu %s[%s]: sum %.6g\n", r, result.type.c_str(),
                 shape.c_str(), sum);
+  }
+  // Raw little-endian f32 values, as fp8q-run --dump-output writes them.
+  for (size_t r = 0; !options.dumpResults.empty() && r < outcome.results.size();
+       ++r) {
+    std::string path = options.dumpResults + "." + std::to_string(r) + ".f32";
+    std::vector<double> values = toDoubles(outcome.results[r]);
+    std::vector<float> floats(values.begin(), values.end());
+    if (!writeFile(path, floats.data(), floats.size() * sizeof(float), error))
+      return fail(error);
   }
   if (options.reference.empty())
     return 0;
