@@ -9,6 +9,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
@@ -159,6 +160,32 @@ Error linkSupportLibrary(Module &module) {
   if (Linker::linkModules(module, std::move(*support), Linker::LinkOnlyNeeded))
     return createStringError("cannot link the artifact support library");
   return Error::success();
+}
+
+void inlineEntryBodies(Module &module, const ArtifactSpec &spec) {
+  for (const EntrySpec &entry : spec.entries) {
+    Function *body = module.getFunction(entry.name);
+    Function *ciface = module.getFunction("_mlir_ciface_" + entry.name);
+    if (!body || !ciface || body->isDeclaration() || !body->hasOneUse())
+      continue;
+    auto *call = dyn_cast<CallBase>(body->user_back());
+    if (!call || call->getFunction() != ciface ||
+        call->getCalledFunction() != body)
+      continue;
+    InlineFunctionInfo info;
+    if (InlineFunction(*call, info).isSuccess())
+      body->eraseFromParent();
+  }
+}
+
+void compileHugeFunctionsFast(Module &module, unsigned maxInstructions) {
+  for (Function &fn : module) {
+    if (fn.isDeclaration() || fn.getInstructionCount() <= maxInstructions)
+      continue;
+    fn.removeFnAttr(Attribute::AlwaysInline);
+    fn.addFnAttr(Attribute::NoInline);
+    fn.addFnAttr(Attribute::OptimizeNone);
+  }
 }
 
 void restrictExports(Module &module, const ArtifactSpec &spec) {

@@ -176,6 +176,9 @@ llvm::Error compileArtifact(const CompileOptions &options) {
   if (llvm::Error error = linkSupportLibrary(*llvmModule))
     return error;
   restrictExports(*llvmModule, *spec);
+  inlineEntryBodies(*llvmModule, *spec);
+  if (options.hugeFunctionThreshold)
+    compileHugeFunctionsFast(*llvmModule, options.hugeFunctionThreshold);
 
   TimingScope optimizeTimer = root.nest("LLVM optimization");
   if (llvm::Error error =

@@ -57,6 +57,10 @@ createTargetMachine(StringRef tripleName, unsigned optLevel) {
   if (!machine)
     return createStringError("no target machine for '%s'",
                              triple.str().c_str());
+  // `optnone` functions (compileHugeFunctionsFast: the straight-line glue
+  // of a whole model) take FastISel; SelectionDAG's combiner is superlinear
+  // in the size of their one basic block.
+  machine->setO0WantsFastISel(true);
   return machine;
 }
 

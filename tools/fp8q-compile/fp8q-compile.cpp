@@ -65,6 +65,13 @@ static cl::opt<bool>
                     "pass, translation, LLVM optimization, codegen, link)"),
            cl::cat(category));
 
+static cl::opt<unsigned> hugeFunctionThreshold(
+    "huge-function-threshold",
+    cl::desc("Compile functions of more LLVM instructions than this without "
+             "optimization: the straight-line glue of a whole model, whose "
+             "optimization costs most of the compile time and gains nothing "
+             "(default: 8000; 0: optimize everything)"),
+    cl::init(8000), cl::cat(category));
 static cl::opt<bool> remarks(
     "remarks",
     cl::desc("Print the pipeline's remarks (one per scale copy it keeps)"),
@@ -100,6 +107,7 @@ int main(int argc, char **argv) {
   options.linker = linker;
   options.timing = timing;
   options.remarks = remarks;
+  options.hugeFunctionThreshold = hugeFunctionThreshold;
   if (optLevel > 3)
     return fp8q::reportToolError(
         "fp8q-compile",

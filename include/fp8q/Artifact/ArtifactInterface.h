@@ -49,6 +49,24 @@ llvm::StringRef getSupportBitcode();
 /// users), and nothing else; they become hidden definitions.
 llvm::Error linkSupportLibrary(llvm::Module &module);
 
+/// Inlines each entry's MLIR-lowered function into its `_mlir_ciface_`
+/// wrapper, its only caller, and deletes it. That function takes every
+/// descriptor field as a scalar: 27,000 parameters for the 3,961 tensors of
+/// an unrolled 78-layer step, and code generation of a call and an entry
+/// with that many takes minutes; the wrapper reads the fields straight from
+/// the descriptors instead.
+void inlineEntryBodies(llvm::Module &module, const ArtifactSpec &spec);
+
+/// Marks `optnone noinline` every function of more than `maxInstructions`
+/// instructions. What --fp8q-pipeline leaves in the public function of a
+/// decode step once its loop nests are outlined is straight-line glue:
+/// allocations, descriptors and runtime calls, tens of thousands of
+/// instructions in one block for a full model. Optimizing and scheduling it
+/// costs time faster than linear in its size (most of compiling 78 layers)
+/// and gains nothing measurable at run time, where the runtime's kernels
+/// dominate; the loop nests in the chunk functions keep -O2.
+void compileHugeFunctionsFast(llvm::Module &module, unsigned maxInstructions);
+
 /// Gives every definition hidden visibility except the artifact's exports:
 /// `fp8q_step_<fn>` and `_mlir_ciface_<fn>` of each entry and
 /// `fp8q_artifact_manifest`. Declarations (the runtime's entry points, libc)

@@ -34,6 +34,9 @@ struct CompileOptions {
   std::string targetTriple;
   /// LLVM optimization level (0-3) of the new pass manager and codegen.
   unsigned optLevel = 2;
+  /// Functions above this many LLVM instructions are compiled without
+  /// optimization (compileHugeFunctionsFast); 0 = never.
+  unsigned hugeFunctionThreshold = 8000;
   /// "", "cpu", "cuda" or "hip": the shared library records a DT_NEEDED on
   /// libfp8q_runtime_<runtime>.so, found in `runtimeDir` at link time.
   std::string runtime;
