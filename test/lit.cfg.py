@@ -34,7 +34,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fp8q_tools_dir, config.llvm_tools_dir]
-upstream_tools = ["mlir-opt", "mlir-runner"]
+upstream_tools = ["mlir-opt", "mlir-runner", "mlir-translate"]
 tools = ["fp8q-opt", "fp8q-model-gen", "fp8q-run"]
 if config.fp8q_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
     # ASan+UBSan build: our executables carry the sanitizer runtime, but the
@@ -60,5 +60,6 @@ if config.fp8q_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
 else:
     tools.append(ToolSubst("mlir-opt", unresolved="fatal"))
     tools.append(ToolSubst("mlir-runner", unresolved="ignore"))
+    tools.append(ToolSubst("mlir-translate", unresolved="fatal"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
