@@ -54,11 +54,11 @@ namespace {
 /// The GPU target attribute of `chip` ("sm_90", "gfx950", ...), or null.
 Attribute getGpuTarget(MLIRContext *ctx, StringRef chip) {
   if (chip.starts_with("sm_"))
-    return NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
-                                     "nvptx64-nvidia-cuda", chip, "+ptx80");
+    return NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                     chip, "+ptx80");
   if (chip.starts_with("gfx"))
-    return ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3,
-                                       "amdgcn-amd-amdhsa", chip);
+    return ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3, "amdgcn-amd-amdhsa",
+                                       chip);
   return {};
 }
 
@@ -107,21 +107,22 @@ struct DeviceBuffersPass
   /// (elementwise fusion folds splats into the kernels) and stack buffers.
   LogicalResult rejectHostOnly(ModuleOp module) {
     bool failed = false;
-    module.walk([&](Operation *op) {
-      if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
-        emitOpErrorAt(op)
-            << "reads constant @" << global.getName()
-            << ", which has no device copy in device execution; pass the "
-               "tensor as an argument of the step";
-        failed = true;
-      } else if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
-        if (isHostBookkeeping(alloca.getType()))
-          return;
-        emitOpErrorAt(op) << "puts tensor data on the host stack, which a "
-                             "device-mode step cannot address";
-        failed = true;
-      }
-    });
+    module.walk(
+        [&](Operation *op) {
+          if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+            emitOpErrorAt(op)
+                << "reads constant @" << global.getName()
+                << ", which has no device copy in device execution; pass the "
+                   "tensor as an argument of the step";
+            failed = true;
+          } else if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+            if (isHostBookkeeping(alloca.getType()))
+              return;
+            emitOpErrorAt(op) << "puts tensor data on the host stack, which a "
+                                 "device-mode step cannot address";
+            failed = true;
+          }
+        });
     return success(!failed);
   }
 

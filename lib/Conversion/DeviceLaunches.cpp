@@ -36,7 +36,9 @@ std::string getKernelKey(gpu::GPUModuleOp module) {
     StringRef name = func ? func.getName() : StringRef();
     std::string opText;
     llvm::raw_string_ostream opOs(opText);
-    op.print(opOs, OpPrintingFlags().printGenericOpForm().useLocalScope()
+    op.print(opOs, OpPrintingFlags()
+                       .printGenericOpForm()
+                       .useLocalScope()
                        .elideLargeElementsAttrs(0));
     if (!name.empty()) {
       std::string quoted = "\"" + name.str() + "\"";
@@ -107,12 +109,11 @@ struct DeviceLaunchesPass
       std::optional<gpu::KernelDim3> cluster;
       if (launch.hasClusterSize())
         cluster = launch.getClusterSizeOperandValues();
-      gpu::LaunchFuncOp::create(b, launch.getLoc(), launch.getKernel(),
-                                launch.getGridSizeOperandValues(),
-                                launch.getBlockSizeOperandValues(),
-                                launch.getDynamicSharedMemorySize(),
-                                launch.getKernelOperands(), token,
-                                ValueRange{stream}, cluster);
+      gpu::LaunchFuncOp::create(
+          b, launch.getLoc(), launch.getKernel(),
+          launch.getGridSizeOperandValues(), launch.getBlockSizeOperandValues(),
+          launch.getDynamicSharedMemorySize(), launch.getKernelOperands(),
+          token, ValueRange{stream}, cluster);
       launch.erase();
       ++numLaunches;
     }
@@ -122,10 +123,9 @@ struct DeviceLaunchesPass
   void mergeKernels(ModuleOp module) {
     llvm::StringMap<gpu::GPUModuleOp> byKey;
     DenseMap<StringAttr, gpu::GPUModuleOp> replacement;
-    for (auto gpuModule :
-         llvm::to_vector(module.getOps<gpu::GPUModuleOp>())) {
-      auto [it, inserted] = byKey.try_emplace(getKernelKey(gpuModule),
-                                              gpuModule);
+    for (auto gpuModule : llvm::to_vector(module.getOps<gpu::GPUModuleOp>())) {
+      auto [it, inserted] =
+          byKey.try_emplace(getKernelKey(gpuModule), gpuModule);
       if (!inserted)
         replacement[gpuModule.getSymNameAttr()] = it->second;
     }
@@ -137,9 +137,9 @@ struct DeviceLaunchesPass
         return;
       gpu::GPUModuleOp kept = it->second;
       gpu::GPUFuncOp keptFunc = *kept.getOps<gpu::GPUFuncOp>().begin();
-      launch.setKernelAttr(SymbolRefAttr::get(
-          kept.getSymNameAttr(),
-          {FlatSymbolRefAttr::get(keptFunc.getNameAttr())}));
+      launch.setKernelAttr(
+          SymbolRefAttr::get(kept.getSymNameAttr(),
+                             {FlatSymbolRefAttr::get(keptFunc.getNameAttr())}));
     });
     for (auto &entry : replacement) {
       auto dead = cast<gpu::GPUModuleOp>(

@@ -25,9 +25,9 @@
 
 #include "fp8q/Conversion/DeviceExecution.h"
 #include "fp8q/Conversion/Passes.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q/Support/Diagnostics.h"
-#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -185,8 +185,8 @@ public:
                       "--fp8q-device-buffers first";
         return failure();
       }
-      name = ("fp8q_rt_device_" + hostName.drop_front(strlen("fp8q_rt_")))
-                 .str();
+      name =
+          ("fp8q_rt_device_" + hostName.drop_front(strlen("fp8q_rt_"))).str();
       args.push_back(stream);
     }
     SmallVector<Type> argTypes;

@@ -31,6 +31,9 @@ class OpPassManager;
 
 namespace fp8q {
 
+/// Where a compiled step runs.
+enum class Execution { Host, Device };
+
 /// Options of `--fp8q-pipeline`.
 struct Fp8qPipelineOptions
     : public mlir::PassPipelineOptions<Fp8qPipelineOptions> {
@@ -65,14 +68,18 @@ struct Fp8qPipelineOptions
       llvm::cl::desc("Rewrite quantize producers and constant weights to the "
                      "target's fp8 flavour instead of reporting a mismatch"),
       llvm::cl::init(false)};
-  Option<std::string> execution{
+  Option<Execution> execution{
       *this, "execution",
-      llvm::cl::desc("host: buffers in host memory, elementwise ops as host "
-                     "loops, fp8q_rt_* calls (the CPU runtime); device: every "
-                     "buffer in device memory, elementwise ops as GPU kernels "
-                     "embedded in the output, fp8q_rt_device_* calls, one "
-                     "stream passed into each step (docs/DeviceExecution.md)"),
-      llvm::cl::init("host")};
+      llvm::cl::desc("Where a step runs (docs/DeviceExecution.md)"),
+      llvm::cl::init(Execution::Host),
+      llvm::cl::values(
+          clEnumValN(Execution::Host, "host",
+                     "buffers in host memory, elementwise ops as host loops, "
+                     "fp8q_rt_* calls (the CPU runtime)"),
+          clEnumValN(Execution::Device, "device",
+                     "every buffer in device memory, elementwise ops as GPU "
+                     "kernels embedded in the output, fp8q_rt_device_* "
+                     "calls, one stream passed into each step"))};
   Option<std::string> gpuChip{
       *this, "gpu-chip",
       llvm::cl::desc("Device execution: GPU chip (sm_90, gfx950, gfx942); "
@@ -94,11 +101,6 @@ struct Fp8qPipelineOptions
                      "(default: the one configured at build time)"),
       llvm::cl::init("")};
 };
-
-/// Fails with a message naming the option when `options` are inconsistent
-/// (an unknown execution mode).
-mlir::LogicalResult verifyFp8qPipelineOptions(const Fp8qPipelineOptions &options,
-                                              std::string &message);
 
 /// Appends the whole fp8q pipeline to `pm`, which must run on
 /// builtin.module. Callable from other compilers' pass managers.
