@@ -29,7 +29,7 @@ wait
 echo "built $OUT/libfp8q_runtime_cuda.so"
 if [ "${CHECK:-0}" = 1 ]; then
   c++ -std=c++17 -O2 -fPIC -shared -fvisibility=hidden -ffp-contract=off \
-    -pthread -Iinclude lib/Runtime/Cpu/*.cpp \
+    -pthread -Iinclude -Ilib/Runtime/Common lib/Runtime/Cpu/*.cpp \
     -Wl,--version-script=lib/Runtime/Cpu/exports.map \
     -o "$OUT/libfp8q_runtime_cpu.so" &
   printf '%s\n' 'extern "C" __global__ void fp8q_test_fill(int *p, int n) {' \

@@ -73,6 +73,21 @@ inline hipError_t moduleLoad(void **module, const void *data,
                                       jitOptLevel < 0 ? nullptr : &val,
                                       jitOptLevel < 0 ? 0 : 1, nullptr, nullptr,
                                       0);
+  // Libraries load lazily: resolving one kernel makes a missing image for
+  // this device an error here, not at the first launch.
+  unsigned count = 0;
+  if (e == cudaSuccess && cudaLibraryGetKernelCount(&count, lib) == cudaSuccess &&
+      count > 0) {
+    cudaKernel_t k = nullptr;
+    cudaFuncAttributes attr;
+    if ((e = cudaLibraryEnumerateKernels(&k, 1, lib)) == cudaSuccess)
+      e = cudaFuncGetAttributes(&attr, (const void *)k);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      (void)cudaLibraryUnload(lib);
+      lib = nullptr;
+    }
+  }
   *module = lib;
   return e;
 #else
