@@ -74,7 +74,9 @@ public:
   void add(const char *name, const void *p, int64_t bytes, bool) override {
     operands.push_back({name, p, bytes});
   }
-  int32_t prepare() override {
+  int32_t prepare(DeviceInfo &info) override {
+    // Operands first: a host buffer is the caller's error even without a
+    // device.
     char buf[160];
     for (const Operand &o : operands)
       if (const char *why = notDeviceMemory(o.p, o.bytes, buf, sizeof buf))
@@ -82,7 +84,7 @@ public:
                     "operand %s is %s: a device-mode step needs device "
                     "buffers",
                     o.name, why);
-    return FP8Q_OK;
+    return initDeviceOrFail(entry, info);
   }
   void *dev(const void *p) const override { return const_cast<void *>(p); }
   int32_t launch(KernelId id, Dim3 grid, Dim3 block, void **args) override {

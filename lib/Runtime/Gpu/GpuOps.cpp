@@ -102,12 +102,16 @@ int32_t checkRows(const char *entry, const char *name, const Op &op,
   return FP8Q_OK;
 }
 
-int32_t device(const char *entry, DeviceInfo &info) {
+} // namespace
+
+int32_t initDeviceOrFail(const char *entry, DeviceInfo &info) {
   std::string err;
   if (!initDevice(info, err))
     return fail(entry, kErrDevice, "%s", err.c_str());
   return FP8Q_OK;
 }
+
+namespace {
 
 unsigned ceilDiv(int64_t a, int64_t b) { return (unsigned)((a + b - 1) / b); }
 
@@ -167,8 +171,6 @@ int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
           checkOperand(entry, "scale", scale, 4, M, G, Access::Write, so))
     return s;
   DeviceInfo info;
-  if (int32_t s = device(entry, info))
-    return s;
     ex.add("x", xo.base, xo.spanBytes(), false);
   ex.add("q", qo.base, qo.spanBytes(), true);
   ex.add("scale", so.base, so.spanBytes(), true);
@@ -177,7 +179,7 @@ int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
     if (keep)
       ex.add("y", yo.base, yo.spanBytes(), true);
   }
-  if (int32_t s = ex.prepare())
+  if (int32_t s = ex.prepare(info))
     return s;
   int kt = (int)t;
   if (!rms) {
@@ -241,11 +243,9 @@ int32_t materializeOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst) {
   if (fp8q::rt::sameAddresses(so, d))
     return FP8Q_OK;
   DeviceInfo info;
-  if (int32_t s = device(entry, info))
-    return s;
     ex.add("src", so.base, so.spanBytes(), false);
   ex.add("dst", d.base, d.spanBytes(), true);
-  if (int32_t s = ex.prepare())
+  if (int32_t s = ex.prepare(info))
     return s;
   const float *sdev = (const float *)ex.dev(so.base);
   float *ddev = (float *)ex.dev(d.base);
@@ -305,11 +305,9 @@ int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
   if (fp8q::rt::rangesOverlap(so, d))
     return fail(entry, FP8Q_ERR_LAYOUT, "src and dst overlap");
   DeviceInfo info;
-  if (int32_t s = device(entry, info))
-    return s;
     ex.add(inverse ? "dst" : "w", plain.base, plain.spanBytes(), inverse);
   ex.add(inverse ? "src" : "dst", shuf.base, N * K, !inverse);
-  if (int32_t s = ex.prepare())
+  if (int32_t s = ex.prepare(info))
     return s;
   PreshuffleArgs a{(const uint8_t *)ex.dev(so.base), (uint8_t *)ex.dev(d.base),
                    N, K, plain.s0};
@@ -355,15 +353,13 @@ int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
     return fail(entry, FP8Q_ERR_ALIGN,
                 "operand w: the preshuffled weight must be 16-byte aligned");
   DeviceInfo info;
-  if (int32_t s = device(entry, info))
-    return s;
   const int64_t xsSpan = ((M - 1) * xs0 + (G - 1) * xs1 + 1) * 4;
     ex.add("q", qo.base, qo.spanBytes(), false);
   ex.add("x_scale", xo.base, xsSpan, false);
   ex.add("w", wo.base, shuf ? N * K : wo.spanBytes(), false);
   ex.add("w_scale", wso.base, wso.spanBytes(), false);
   ex.add("out", oo.base, oo.spanBytes(), true);
-  if (int32_t s = ex.prepare())
+  if (int32_t s = ex.prepare(info))
     return s;
   GemmArgs a{(const uint8_t *)ex.dev(qo.base),
              (const float *)ex.dev(xo.base),

@@ -35,9 +35,10 @@ public:
   /// whether they write them.
   virtual void add(const char *name, const void *p, int64_t bytes,
                    bool written) = 0;
-  /// Makes every registered operand addressable by the kernels (staging
-  /// or checking); on failure reports it and returns the status.
-  virtual int32_t prepare() = 0;
+  /// Initializes the device (`info`) and makes every registered operand
+  /// addressable by the kernels (staging, or checking that it is device
+  /// memory); on failure reports it and returns the status.
+  virtual int32_t prepare(DeviceInfo &info) = 0;
   /// The device address the kernels use for host-visible address `p`.
   virtual void *dev(const void *p) const = 0;
   /// Enqueues kernel `id`; the host ABI also waits for it.
@@ -77,6 +78,9 @@ int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
 int32_t stickyStatus();
 /// Makes `status` (and the last error message) sticky unless one is.
 void setSticky(int32_t status);
+
+/// initDevice() with its failure reported for `entry`.
+int32_t initDeviceOrFail(const char *entry, DeviceInfo &info);
 
 /// Clears the calling thread's last error (each call of the host ABI).
 void clearLastError();

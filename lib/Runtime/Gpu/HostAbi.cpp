@@ -110,7 +110,11 @@ public:
   void add(const char *, const void *p, int64_t bytes, bool written) override {
     st.add(p, bytes, written);
   }
-  int32_t prepare() override { return st.stageIn(); }
+  int32_t prepare(DeviceInfo &info) override {
+    if (int32_t s = initDeviceOrFail(entry, info))
+      return s;
+    return st.stageIn();
+  }
   void *dev(const void *p) const override {
     return st.dev(const_cast<void *>(p));
   }
