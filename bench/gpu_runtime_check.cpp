@@ -104,7 +104,8 @@ template <class T> struct Buf {
 };
 
 template <class T> bool same(const std::vector<T> &a, const std::vector<T> &b) {
-  return a.size() == b.size() && !memcmp(a.data(), b.data(), a.size() * sizeof(T));
+  return a.size() == b.size() &&
+         !memcmp(a.data(), b.data(), a.size() * sizeof(T));
 }
 
 std::mt19937 rng(7);
@@ -159,7 +160,8 @@ void checkQuantize(cudaStream_t s) {
     for (auto &sh : shapes)
       for (int col = 0; col < 2; ++col) {
         const int64_t M = sh[0], K = sh[1], G = K / 128, es = t == 2 ? 4 : 2;
-        Buf<uint8_t> x(M * K * es, s), g(K * es, s), q(M * K, s), y(M * K * es, s);
+        Buf<uint8_t> x(M * K * es, s), g(K * es, s), q(M * K, s),
+            y(M * K * es, s);
         Buf<float> sc(M * G, s);
         fillAct(x.h, t);
         fillAct(g.h, t);
@@ -181,13 +183,15 @@ void checkQuantize(cudaStream_t s) {
                           (col ? " col_major" : " row_major");
         int32_t st = dq[t](&xd, &qd, &sd, 128, FP8Q_F8E4M3FN, s);
         int32_t ct = cq[t](&xh, &qh, &sh2, 128, FP8Q_F8E4M3FN);
-        report(st == 0 && ct == 0 && same(q.down(s), cq8) && same(sc.down(s), cs),
+        report(st == 0 && ct == 0 && same(q.down(s), cq8) &&
+                   same(sc.down(s), cs),
                "device quantize " + tag + " bit-exact vs CPU");
         st = dr[t](&xd, &gd, &qd, &sd, &yd, 1e-6f, 128, FP8Q_F8E4M3FN, 1, s);
         ct = cr[t](&xh, &gh, &qh, &sh2, &yh, 1e-6f, 128, FP8Q_F8E4M3FN, 1);
         report(st == 0 && ct == 0 && same(q.down(s), cq8) &&
                    same(sc.down(s), cs) && same(y.down(s), cy),
-               "device rms_norm_quantize " + tag + " bit-exact vs CPU (q, scale, y)");
+               "device rms_norm_quantize " + tag +
+                   " bit-exact vs CPU (q, scale, y)");
       }
 }
 
@@ -199,7 +203,8 @@ void checkMaterializePreshuffle(cudaStream_t s) {
   a.up(s);
   fp8q_memref_2d ad = md(a.d, M, G, G, 1), bd = md(b.d, M, G, 1, M);
   std::vector<float> cb(M * G);
-  fp8q_memref_2d ah = md(a.h.data(), M, G, G, 1), bh = md(cb.data(), M, G, 1, M);
+  fp8q_memref_2d ah = md(a.h.data(), M, G, G, 1),
+                 bh = md(cb.data(), M, G, 1, M);
   int32_t st = _mlir_ciface_fp8q_rt_device_materialize(&ad, &bd, s);
   int32_t ct = cpu.get<MatFn>("fp8q_materialize")(&ah, &bh);
   report(st == 0 && ct == 0 && same(b.down(s), cb),
@@ -211,7 +216,8 @@ void checkMaterializePreshuffle(cudaStream_t s) {
   w.up(s);
   fp8q_memref_2d wd = md(w.d, N, K, K, 1), pd = md(p.d, N, K, K, 1);
   std::vector<uint8_t> cp(N * K);
-  fp8q_memref_2d wh = md(w.h.data(), N, K, K, 1), ph = md(cp.data(), N, K, K, 1);
+  fp8q_memref_2d wh = md(w.h.data(), N, K, K, 1),
+                 ph = md(cp.data(), N, K, K, 1);
   st = _mlir_ciface_fp8q_rt_device_preshuffle(&wd, &pd, s);
   ct = cpu.get<MatFn>("fp8q_preshuffle")(&wh, &ph);
   report(st == 0 && ct == 0 && same(p.down(s), cp),
@@ -255,9 +261,9 @@ void checkGemm(cudaStream_t s, int64_t M, int64_t N, int64_t K) {
                  wh = md(w.h.data(), N, K, K, 1),
                  wsh = md(ws.h.data(), NB, G, G, 1),
                  oh = md(ref.data(), M, N, N, 1);
-  int32_t ct = cpu.get<GemmFn>("fp8q_gemm")(&qh, &xh, &wh, &wsh, &oh,
-                                            FP8Q_KERNEL_CUBLAS, FP8Q_F8E4M3FN,
-                                            FP8Q_WEIGHT_LAYOUT_PLAIN);
+  int32_t ct =
+      cpu.get<GemmFn>("fp8q_gemm")(&qh, &xh, &wh, &wsh, &oh, FP8Q_KERNEL_CUBLAS,
+                                   FP8Q_F8E4M3FN, FP8Q_WEIGHT_LAYOUT_PLAIN);
   int32_t st = _mlir_ciface_fp8q_rt_device_gemm(
       &qd, &xd, &wd, &wsd, &od, FP8Q_KERNEL_CUBLAS, FP8Q_F8E4M3FN,
       FP8Q_WEIGHT_LAYOUT_PLAIN, s);
@@ -311,10 +317,10 @@ void checkGemm(cudaStream_t s, int64_t M, int64_t N, int64_t K) {
       ref = keep;
     }
   }
-  report(st == 0 && ct == 0 && e1 < 1e-2, std::string("device gemm cublas ") +
-                                              tag + " vs CPU (rel L2 < 1e-2)");
-  report(st2 == 0 && e2 < 1e-2,
-         std::string("device gemm portable ") + tag + " vs CPU (rel L2 < 1e-2)");
+  report(st == 0 && ct == 0 && e1 < 1e-2,
+         std::string("device gemm cublas ") + tag + " vs CPU (rel L2 < 1e-2)");
+  report(st2 == 0 && e2 < 1e-2, std::string("device gemm portable ") + tag +
+                                    " vs CPU (rel L2 < 1e-2)");
   // Timing with device events, back to back on the stream.
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -384,9 +390,8 @@ void checkGraph(cudaStream_t s) {
     int32_t r = _mlir_ciface_fp8q_rt_device_rms_norm_quantize_bf16(
         &xd, &gd, &qd, &srd, &xd, 1e-6f, 128, FP8Q_F8E4M3FN, 0, s);
     r |= _mlir_ciface_fp8q_rt_device_materialize(&srd, &scd, s);
-    r |= _mlir_ciface_fp8q_rt_device_gemm(&qd, &scd, &wd, &wsd, &od,
-                                          FP8Q_KERNEL_CUBLAS, FP8Q_F8E4M3FN,
-                                          0, s);
+    r |= _mlir_ciface_fp8q_rt_device_gemm(
+        &qd, &scd, &wd, &wsd, &od, FP8Q_KERNEL_CUBLAS, FP8Q_F8E4M3FN, 0, s);
     return r;
   };
   int32_t st = step();
@@ -428,8 +433,8 @@ void checkMgpu(cudaStream_t s, const std::string &dir) {
     mgpuMemset32(d, 0xdeadbeef, n, s);
     int nn = n;
     void *params[] = {&d, &nn};
-    mgpuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params,
-                     nullptr, 2);
+    mgpuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, params, nullptr,
+                     2);
     std::vector<int> h(n + 8, 7);
     mgpuMemcpy(h.data(), d, n * 4, s);
     mgpuStreamSynchronize(s);
@@ -443,10 +448,14 @@ void checkMgpu(cudaStream_t s, const std::string &dir) {
     ok &= ((uint16_t *)h.data())[9] == 0xabcd && h[5] == 3 * 5 + 1;
     mgpuMemFree(d, s);
     mgpuModuleUnload(m);
-    report(ok, jit ? "mgpuModuleLoadJIT (PTX) + launch + MemAlloc/Memset/Memcpy/Free"
-                   : "mgpuModuleLoad (sm_90 cubin) + launch + MemAlloc/Memset32/16/Memcpy/Free");
+    report(
+        ok,
+        jit ? "mgpuModuleLoadJIT (PTX) + launch + MemAlloc/Memset/Memcpy/Free"
+            : "mgpuModuleLoad (sm_90 cubin) + launch + "
+              "MemAlloc/Memset32/16/Memcpy/Free");
     if (!ok)
-      printf("  status %d: %s\n", fp8q_device_status(), fp8q_device_last_error());
+      printf("  status %d: %s\n", fp8q_device_status(),
+             fp8q_device_last_error());
     fp8q_device_clear_error();
   }
   void *e = mgpuEventCreate();
@@ -490,7 +499,8 @@ void checkErrors(cudaStream_t s) {
                                                x.bytes(), 0, s) == 0 &&
              _mlir_ciface_fp8q_rt_device_check_arg(0, 0, 1, s) == 0,
          "check_arg on device memory and on an empty operand");
-  fp8q_memref_2d xd = md(x.d, 4, 256, 256, 1), qh = md(hq.data(), 4, 256, 256, 1),
+  fp8q_memref_2d xd = md(x.d, 4, 256, 256, 1),
+                 qh = md(hq.data(), 4, 256, 256, 1),
                  qd = md(q.d, 4, 256, 256, 1), sd = md(sc.d, 4, 2, 1, 4);
   st = _mlir_ciface_fp8q_rt_device_quantize_bf16(&xd, &qh, &sd, 128, 0, s);
   msg = fp8q_device_last_error();
@@ -509,10 +519,11 @@ void checkErrors(cudaStream_t s) {
   report(st != 0 && kept, "sticky status: the next valid call writes nothing");
   fp8q_device_clear_error();
   st = _mlir_ciface_fp8q_rt_device_quantize_bf16(&xd, &qd, &sd, 128, 0, s);
-  report(st == 0 && q.down(s)[0] != 0x5a, "after fp8q_device_clear_error it runs");
+  report(st == 0 && q.down(s)[0] != 0x5a,
+         "after fp8q_device_clear_error it runs");
   mgpuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, s, nullptr, nullptr, 0);
-  report(fp8q_device_status() != 0, std::string("null-function launch: ") +
-                                        fp8q_device_last_error());
+  report(fp8q_device_status() != 0,
+         std::string("null-function launch: ") + fp8q_device_last_error());
   fp8q_device_clear_error();
 }
 
@@ -520,7 +531,8 @@ void checkErrors(cudaStream_t s) {
 
 int main(int argc, char **argv) {
   std::string dir = argc > 1 ? argv[1] : ".";
-  cpu.h = dlopen((dir + "/libfp8q_runtime_cpu.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  cpu.h =
+      dlopen((dir + "/libfp8q_runtime_cpu.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!cpu.h) {
     printf("FAIL dlopen CPU runtime: %s\n", dlerror());
     return 2;

@@ -37,8 +37,8 @@ TEST_F(DeviceAbi, HostOperandsAreRejectedNotStaged) {
   fp8q_memref_2d xd = md(x.data(), 4, 256, 256, 1),
                  qd = md(q.data(), 4, 256, 256, 1),
                  sd = md(s.data(), 4, 2, 1, 4);
-  int32_t st = _mlir_ciface_fp8q_rt_device_quantize_bf16(&xd, &qd, &sd, 128,
-                                                         FP8Q_F8E4M3FN, nullptr);
+  int32_t st = _mlir_ciface_fp8q_rt_device_quantize_bf16(
+      &xd, &qd, &sd, 128, FP8Q_F8E4M3FN, nullptr);
   EXPECT_EQ(st, FP8Q_ERR_DEVICE);
   EXPECT_EQ(fp8q_device_status(), FP8Q_ERR_DEVICE);
   std::string e = fp8q_device_last_error();
@@ -70,7 +70,8 @@ TEST_F(DeviceAbi, OperandChecksComeFirstAndMatchTheHostAbi) {
 
 TEST_F(DeviceAbi, ErrorsAreStickyUntilCleared) {
   std::vector<float> a(16 * 4, 1.0f), b(16 * 4, 2.0f);
-  fp8q_memref_2d ad = md(a.data(), 16, 4, 4, 1), bd = md(b.data(), 16, 4, 1, 16);
+  fp8q_memref_2d ad = md(a.data(), 16, 4, 4, 1),
+                 bd = md(b.data(), 16, 4, 1, 16);
   ASSERT_EQ(_mlir_ciface_fp8q_rt_device_check_arg((int64_t)(intptr_t)a.data(),
                                                   64 * 4, 2, nullptr),
             FP8Q_ERR_DEVICE);
@@ -137,8 +138,8 @@ TEST_F(DeviceAbi, DeviceBuffersOnAGpu) {
                  << "): the device-buffer checks run in "
                     "bench/gpu_runtime_check.cpp on a GPU machine";
   }
-  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_check_arg((int64_t)(intptr_t)p, 256,
-                                                  0, nullptr),
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_check_arg((int64_t)(intptr_t)p, 256, 0,
+                                                  nullptr),
             FP8Q_OK)
       << fp8q_device_last_error();
   fp8q_device_free(p, nullptr);

@@ -38,8 +38,9 @@ struct Lt {
   cublasStatus_t (*create)(cublasLtHandle_t *);
   cublasStatus_t (*descCreate)(cublasLtMatmulDesc_t *, cublasComputeType_t,
                                cudaDataType_t);
-  cublasStatus_t (*descSet)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t,
-                            const void *, size_t);
+  cublasStatus_t (*descSet)(cublasLtMatmulDesc_t,
+                            cublasLtMatmulDescAttributes_t, const void *,
+                            size_t);
   cublasStatus_t (*layoutCreate)(cublasLtMatrixLayout_t *, cudaDataType,
                                  uint64_t, uint64_t, int64_t);
   cublasStatus_t (*prefCreate)(cublasLtMatmulPreference_t *);
@@ -114,8 +115,8 @@ struct Plan {
   bool usable = false;
 };
 
-using Key = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t>;
+using Key =
+    std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
 
 std::mutex cacheMutex;
 std::map<int, cublasLtHandle_t> handles;
@@ -150,7 +151,8 @@ bool build(const Lt &l, cublasLtHandle_t h, Plan &p, int64_t M, int64_t N,
                      sizeof ws)) ||
       (s = l.heuristic(h, p.desc, p.a, p.b, p.d, p.d, pref, 1, &r, &found)) ||
       found == 0) {
-    why = "no cuBLASLt algorithm (cublasStatus " + std::to_string(s) + ")";
+    why = std::string(s ? "cublasLtMatmulAlgoGetHeuristic" : "no algorithm") +
+          " (cublasStatus " + std::to_string(s) + ")";
     return false;
   }
   p.algo = r.algo;
@@ -208,12 +210,14 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
     if (e != hipSuccess)
       return fail(entry, FP8Q_ERR_DEVICE, "hipMallocAsync: %s",
                   hipGetErrorString(e));
-    fp8q::kern::MaterializeArgs a{ws,   packed, NB, G, plan.wScale.s0,
-                                  plan.wScale.s1, ld, 1};
+    fp8q::kern::MaterializeArgs a{
+        ws, packed, NB, G, plan.wScale.s0, plan.wScale.s1, ld, 1};
     void *args[] = {&a};
     Dim3 grid, block;
-    grid.x = (unsigned)((G + fp8q::kern::kTransTile - 1) / fp8q::kern::kTransTile);
-    grid.y = (unsigned)((NB + fp8q::kern::kTransTile - 1) / fp8q::kern::kTransTile);
+    grid.x =
+        (unsigned)((G + fp8q::kern::kTransTile - 1) / fp8q::kern::kTransTile);
+    grid.y =
+        (unsigned)((NB + fp8q::kern::kTransTile - 1) / fp8q::kern::kTransTile);
     block.x = fp8q::kern::kTransBlock;
     if (!launchAsync(KernelId::Materialize, grid, block, args, stream, err)) {
       (void)hipFreeAsync(packed, stream);
@@ -240,8 +244,8 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
                       plan.q.base, p->b, &beta, plan.out.base, p->d,
                       plan.out.base, p->d, &p->algo, workspace, p->workspace,
                       stream)))
-      status = fail(entry, FP8Q_ERR_DEVICE, "cublasLtMatmul failed (%d)",
-                    (int)s);
+      status =
+          fail(entry, FP8Q_ERR_DEVICE, "cublasLtMatmul failed (%d)", (int)s);
   }
   if (workspace)
     (void)hipFreeAsync(workspace, stream);

@@ -30,8 +30,7 @@ thread_local std::string stickyMessage;
 
 /// Why `p .. p + bytes` is not device memory of the current device, or
 /// nullptr when it is. `buf` holds the text.
-const char *notDeviceMemory(const void *p, int64_t bytes, char *buf,
-                            size_t n) {
+const char *notDeviceMemory(const void *p, int64_t bytes, char *buf, size_t n) {
   if (bytes <= 0)
     return nullptr;
   int cur = -1;
@@ -50,8 +49,7 @@ const char *notDeviceMemory(const void *p, int64_t bytes, char *buf,
       if (i == 0)
         snprintf(buf, n, "host memory (%p)", p);
       else
-        snprintf(buf, n,
-                 "device memory at %p but its last byte (+%lld) is not",
+        snprintf(buf, n, "device memory at %p but its last byte (+%lld) is not",
                  p, (long long)(bytes - 1));
       return buf;
     }

@@ -63,21 +63,20 @@ namespace fp8q::gpu {
 
 /// Loads a code object (fatbin/cubin/PTX on CUDA, hsaco on AMD). A
 /// `jitOptLevel` >= 0 asks the PTX JIT for that optimization level (CUDA).
-inline hipError_t moduleLoad(void **module, const void *data,
-                             int jitOptLevel) {
+inline hipError_t moduleLoad(void **module, const void *data, int jitOptLevel) {
 #ifdef FP8Q_HIP_ON_CUDA
   cudaLibrary_t lib = nullptr;
   cudaJitOption opt = cudaJitOptimizationLevel;
   void *val = (void *)(uintptr_t)(jitOptLevel < 0 ? 0 : jitOptLevel);
-  cudaError_t e = cudaLibraryLoadData(&lib, data, jitOptLevel < 0 ? nullptr : &opt,
-                                      jitOptLevel < 0 ? nullptr : &val,
-                                      jitOptLevel < 0 ? 0 : 1, nullptr, nullptr,
-                                      0);
+  cudaError_t e =
+      cudaLibraryLoadData(&lib, data, jitOptLevel < 0 ? nullptr : &opt,
+                          jitOptLevel < 0 ? nullptr : &val,
+                          jitOptLevel < 0 ? 0 : 1, nullptr, nullptr, 0);
   // Libraries load lazily: resolving one kernel makes a missing image for
   // this device an error here, not at the first launch.
   unsigned count = 0;
-  if (e == cudaSuccess && cudaLibraryGetKernelCount(&count, lib) == cudaSuccess &&
-      count > 0) {
+  if (e == cudaSuccess &&
+      cudaLibraryGetKernelCount(&count, lib) == cudaSuccess && count > 0) {
     cudaKernel_t k = nullptr;
     cudaFuncAttributes attr;
     if ((e = cudaLibraryEnumerateKernels(&k, 1, lib)) == cudaSuccess)

@@ -53,8 +53,9 @@ const char *lastErrorMessage() { return lastError.c_str(); }
 
 } // namespace fp8q::hiprt
 
-/// The error sink of the shared checks (lib/Runtime/Common/fp8q_operand_checks.h)
-/// and of everything else in this runtime.
+/// The error sink of the shared checks
+/// (lib/Runtime/Common/fp8q_operand_checks.h) and of everything else in this
+/// runtime.
 int32_t fp8q::rt::fail(const char *entry, int32_t status, const char *fmt,
                        ...) {
   char msg[512];
@@ -74,7 +75,8 @@ void fp8q::rt::warn(const char *entry, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  fprintf(stderr, "fp8q runtime warning (" FP8Q_GPU_BACKEND "): %s: %s\n", entry, msg);
+  fprintf(stderr, "fp8q runtime warning (" FP8Q_GPU_BACKEND "): %s: %s\n",
+          entry, msg);
 }
 
 namespace fp8q::hiprt {
@@ -171,7 +173,7 @@ int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
           checkOperand(entry, "scale", scale, 4, M, G, Access::Write, so))
     return s;
   DeviceInfo info;
-    ex.add("x", xo.base, xo.spanBytes(), false);
+  ex.add("x", xo.base, xo.spanBytes(), false);
   ex.add("q", qo.base, qo.spanBytes(), true);
   ex.add("scale", so.base, so.spanBytes(), true);
   if (rms) {
@@ -200,7 +202,7 @@ int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
     grid.x = ceilDiv(M * G, kQuantGroupsPerBlock);
     block.x = kQuantBlock;
     if (int32_t s = ex.launch((KernelId)((int)KernelId::QuantizeBf16 + kt),
-                           grid, block, args))
+                              grid, block, args))
       return s;
   } else {
     RmsArgs a{ex.dev(xo.base),
@@ -224,7 +226,7 @@ int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
     grid.x = (unsigned)M;
     block.x = kQuantBlock;
     if (int32_t s = ex.launch((KernelId)((int)KernelId::RmsBf16 + kt), grid,
-                           block, args))
+                              block, args))
       return s;
   }
   return ex.finish();
@@ -243,7 +245,7 @@ int32_t materializeOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst) {
   if (fp8q::rt::sameAddresses(so, d))
     return FP8Q_OK;
   DeviceInfo info;
-    ex.add("src", so.base, so.spanBytes(), false);
+  ex.add("src", so.base, so.spanBytes(), false);
   ex.add("dst", d.base, d.spanBytes(), true);
   if (int32_t s = ex.prepare(info))
     return s;
@@ -305,7 +307,7 @@ int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
   if (fp8q::rt::rangesOverlap(so, d))
     return fail(entry, FP8Q_ERR_LAYOUT, "src and dst overlap");
   DeviceInfo info;
-    ex.add(inverse ? "dst" : "w", plain.base, plain.spanBytes(), inverse);
+  ex.add(inverse ? "dst" : "w", plain.base, plain.spanBytes(), inverse);
   ex.add(inverse ? "src" : "dst", shuf.base, N * K, !inverse);
   if (int32_t s = ex.prepare(info))
     return s;
@@ -317,7 +319,7 @@ int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
   block.x = 256;
   if (int32_t s =
           ex.launch(inverse ? KernelId::Unpreshuffle : KernelId::Preshuffle,
-                 grid, block, args))
+                    grid, block, args))
     return s;
   return ex.finish();
 }
@@ -354,7 +356,7 @@ int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                 "operand w: the preshuffled weight must be 16-byte aligned");
   DeviceInfo info;
   const int64_t xsSpan = ((M - 1) * xs0 + (G - 1) * xs1 + 1) * 4;
-    ex.add("q", qo.base, qo.spanBytes(), false);
+  ex.add("q", qo.base, qo.spanBytes(), false);
   ex.add("x_scale", xo.base, xsSpan, false);
   ex.add("w", wo.base, shuf ? N * K : wo.spanBytes(), false);
   ex.add("w_scale", wso.base, wso.spanBytes(), false);
@@ -390,16 +392,15 @@ int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
     grid.y = (unsigned)gemmBlocksM(M);
     if (int32_t s =
             ex.launch(shuf ? KernelId::GemmPreshuffle : KernelId::GemmPlain,
-                   grid, block, args))
+                      grid, block, args))
       return s;
   } else {
     void *args[] = {&a, &fp8Arg};
     grid.x = ceilDiv(N, 16);
     grid.y = ceilDiv(M, 16);
-    if (int32_t s = ex.launch(
-                           shuf ? KernelId::GemmPortablePreshuffle
-                                : KernelId::GemmPortablePlain,
-                           grid, block, args))
+    if (int32_t s = ex.launch(shuf ? KernelId::GemmPortablePreshuffle
+                                   : KernelId::GemmPortablePlain,
+                              grid, block, args))
       return s;
   }
   return ex.finish();

@@ -14,8 +14,8 @@
 
 #include "Launcher.h"
 
-#include "fp8q_operand_checks.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
+#include "fp8q_operand_checks.h"
 
 #include <stdint.h>
 

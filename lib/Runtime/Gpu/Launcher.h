@@ -59,8 +59,8 @@ bool initDevice(DeviceInfo &info, std::string &error);
 /// argument) on `stream` (null: the legacy default stream) and returns
 /// without waiting, so that device-mode steps stay stream-ordered and
 /// capturable. Returns false and sets `error` on failure.
-bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args,
-                 void *stream, std::string &error);
+bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
+                 std::string &error);
 
 } // namespace fp8q::hiprt
 

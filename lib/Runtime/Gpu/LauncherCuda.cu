@@ -68,16 +68,16 @@ bool initDevice(DeviceInfo &info, std::string &error) {
   return true;
 }
 
-bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args,
-                 void *stream, std::string &error) {
+bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
+                 std::string &error) {
   const void *f = kernelFunction(id);
   if (!f) {
     error = std::string(kKernelNames[(int)id]) + " does not exist on CUDA";
     return false;
   }
-  hipError_t e =
-      hipLaunchKernel(f, dim3(grid.x, grid.y, grid.z),
-                      dim3(block.x, block.y, block.z), args, 0, (hipStream_t)stream);
+  hipError_t e = hipLaunchKernel(f, dim3(grid.x, grid.y, grid.z),
+                                 dim3(block.x, block.y, block.z), args, 0,
+                                 (hipStream_t)stream);
   if (e != hipSuccess) {
     error = std::string(kKernelNames[(int)id]) + ": " + hipGetErrorString(e);
     return false;

@@ -93,8 +93,8 @@ bool initDevice(DeviceInfo &info, std::string &error) {
   return true;
 }
 
-bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args,
-                 void *stream, std::string &error) {
+bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
+                 std::string &error) {
   ModuleState &s = state();
   hipError_t e = hipModuleLaunchKernel(s.functions[(int)id], grid.x, grid.y,
                                        grid.z, block.x, block.y, block.z, 0,

@@ -59,11 +59,20 @@ std::string builtFor(const void *data, size_t size) {
       append("sm_" + std::to_string(sm));
 #else
     switch (flags & 0xff) {
-    case 0x3f: append("gfx90a"); break;
-    case 0x4c: append("gfx942"); break;
-    case 0x4f: append("gfx950"); break;
-    case 0x41: append("gfx1100"); break;
-    default: break;
+    case 0x3f:
+      append("gfx90a");
+      break;
+    case 0x4c:
+      append("gfx942");
+      break;
+    case 0x4f:
+      append("gfx950");
+      break;
+    case 0x41:
+      append("gfx1100");
+      break;
+    default:
+      break;
     }
 #endif
     return out;
@@ -167,9 +176,23 @@ FP8Q_MGPU_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
   hipError_t e = fp8q::gpu::moduleGetFunction(&fn, module, name);
   if (e != hipSuccess) {
     (void)hipGetLastError();
-    mgpuFail("mgpuModuleGetFunction",
-             std::string("kernel ") + (name ? name : "(null)") +
-                 " is not in the module: " + hipGetErrorString(e));
+    std::string msg;
+    if (e == hipErrorNoBinaryForGpu) {
+      // Lazily loaded libraries report a missing image here.
+      char arch[64];
+      msg = std::string("no kernel image for this GPU: the step's kernel ") +
+            (name ? name : "(null)") +
+            " was compiled for another "
+            "architecture, this device is " +
+            fp8q::gpu::deviceArch(arch, sizeof arch);
+      std::lock_guard<std::mutex> lock(loadErrorMutex);
+      if (loadError.empty())
+        loadError = msg;
+    } else {
+      msg = std::string("kernel ") + (name ? name : "(null)") +
+            " is not in the module: " + hipGetErrorString(e);
+    }
+    mgpuFail("mgpuModuleGetFunction", msg);
     return nullptr;
   }
   return fn;
@@ -194,11 +217,10 @@ FP8Q_MGPU_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
     return;
   }
   check("mgpuLaunchKernel",
-        fp8q::gpu::launchFunction(function, (unsigned)gridX, (unsigned)gridY,
-                                  (unsigned)gridZ, (unsigned)blockX,
-                                  (unsigned)blockY, (unsigned)blockZ,
-                                  (unsigned)smem, (hipStream_t)stream, params,
-                                  extra));
+        fp8q::gpu::launchFunction(
+            function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ,
+            (unsigned)blockX, (unsigned)blockY, (unsigned)blockZ,
+            (unsigned)smem, (hipStream_t)stream, params, extra));
 }
 
 FP8Q_MGPU_EXPORT void *mgpuStreamCreate() {
@@ -318,8 +340,8 @@ FP8Q_MGPU_EXPORT void mgpuMemset16(void *dst, unsigned short value,
   if (stickyStatus() != FP8Q_OK || count == 0)
     return;
 #ifdef FP8Q_HIP_ON_CUDA
-  memsetN<unsigned short>("mgpuMemset16", "cuMemsetD16Async", dst, value,
-                          count, stream);
+  memsetN<unsigned short>("mgpuMemset16", "cuMemsetD16Async", dst, value, count,
+                          stream);
 #else
   check("mgpuMemset16",
         hipMemsetD16Async(dst, value, count, (hipStream_t)stream));
