@@ -21,6 +21,10 @@ config.substitutions.append(
 if os.path.exists(os.path.join(config.fp8q_lib_dir, "libfp8q_runtime_hip.so")) \
         and not os.path.exists("/dev/kfd"):
     config.available_features.add("fp8q-hip-runtime-no-gpu")
+for backend in ("hip", "cuda"):
+    if os.path.exists(os.path.join(config.fp8q_lib_dir,
+                                   "libfp8q_runtime_%s.so" % backend)):
+        config.available_features.add("fp8q-%s-runtime" % backend)
 config.substitutions.append(("%llvm_libs", config.llvm_lib_dir))
 config.substitutions.append(("%fp8q_build", config.fp8q_obj_root))
 config.substitutions.append(("%fp8q_src", config.fp8q_src_root))
