@@ -123,11 +123,16 @@ std::map<int, cublasLtHandle_t> handles;
 std::map<Key, std::unique_ptr<Plan>> plans;
 
 /// Builds the plan; false (with `why`) when cuBLASLt refuses the shape.
+/// The scale pointers are set before the heuristic query: with block
+/// scaling, cuBLASLt rejects a descriptor whose scale pointers are null
+/// (CUBLAS_STATUS_INVALID_VALUE), as PyTorch's scaled_gemm never hits.
 bool build(const Lt &l, cublasLtHandle_t h, Plan &p, int64_t M, int64_t N,
-           int64_t K, int64_t ldq, int64_t ldw, int64_t ldo, std::string &why) {
+           int64_t K, int64_t ldq, int64_t ldw, int64_t ldo, const void *wScale,
+           const void *xScale, std::string &why) {
   cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   int32_t modeA = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F,
           modeB = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+  int8_t fastAccum = 0; // block scaling has no fast-accumulation mode
   cublasStatus_t s;
   if ((s = l.descCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F)) ||
       (s = l.descSet(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) ||
@@ -136,6 +141,12 @@ bool build(const Lt &l, cublasLtHandle_t h, Plan &p, int64_t M, int64_t N,
                      sizeof modeA)) ||
       (s = l.descSet(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &modeB,
                      sizeof modeB)) ||
+      (s = l.descSet(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fastAccum,
+                     sizeof fastAccum)) ||
+      (s = l.descSet(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wScale,
+                     sizeof wScale)) ||
+      (s = l.descSet(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &xScale,
+                     sizeof xScale)) ||
       (s = l.layoutCreate(&p.a, CUDA_R_8F_E4M3, K, N, ldw)) ||
       (s = l.layoutCreate(&p.b, CUDA_R_8F_E4M3, K, M, ldq)) ||
       (s = l.layoutCreate(&p.d, CUDA_R_16BF, N, M, ldo))) {
@@ -186,7 +197,8 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
       slot = std::make_unique<Plan>();
       slot->handle = h;
       std::string why;
-      if (!build(l, h, *slot, M, N, K, ldq, ldw, ldo, why))
+      if (!build(l, h, *slot, M, N, K, ldq, ldw, ldo, plan.wScale.base,
+                 plan.xScale.base, why))
         fp8q::rt::warn(entry,
                        "cuBLASLt refuses M=%lld N=%lld K=%lld (%s): the "
                        "portable GEMM runs instead",
