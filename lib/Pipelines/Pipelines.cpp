@@ -69,6 +69,12 @@ namespace {
 /// runtime calls on device buffers, the remaining linalg ops as GPU kernels
 /// through upstream's parallel-loop mapping, compiled and embedded.
 void buildDeviceTail(OpPassManager &pm, const Fp8qPipelineOptions &options) {
+  // As on the host: the deallocation's scf.if per buffer makes one huge
+  // function that scf-to-cf and the LLVM lowering handle slowly; the parts
+  // get their own stream argument next.
+  OutlineLoopsOptions outline;
+  outline.minLoops = options.outlineMinLoops;
+  pm.addPass(createOutlineLoops(outline));
   DeviceBuffersOptions buffers;
   buffers.chip = options.gpuChip;
   pm.addPass(createDeviceBuffers(buffers));
