@@ -39,3 +39,30 @@ if "$translate" --mlir-to-llvmir "$out.ll.mlir" -o "$out.ll"; then
 else
   echo "translated=FAIL"
 fi
+# Every stream-taking runtime call in the LLVM IR (launches, allocations,
+# frees, copies) uses the stream parameter of the function it is in: the
+# step's last parameter, passed down to its parts.
+python3 - "$out.ll" <<'PY'
+import re, sys
+calls = bad = 0
+fn_stream = None
+pos = {"mgpuLaunchKernel": 8, "mgpuMemAlloc": 1, "mgpuMemFree": 1,
+       "mgpuMemcpy": 3}
+for line in open(sys.argv[1]):
+    d = re.match(r"define .*@[\w.]+\((.*)\)", line)
+    if d:
+        params = re.findall(r"(ptr|i\d+|float|double) (%\w+)", d.group(1))
+        fn_stream = params[-1][1] if params and params[-1][0] == "ptr" else None
+        continue
+    c = re.search(r"call \w+ @(mgpu\w+)\((.*)\)", line)
+    if not c or c.group(1) not in pos:
+        continue
+    args = [a.strip().split()[-1] for a in c.group(2).split(",")]
+    calls += 1
+    if args[pos[c.group(1)]] != fn_stream:
+        bad += 1
+print(f"stream-ordered={'OK' if bad == 0 and calls else 'FAIL'} calls={calls} off-stream={bad}")
+PY
+for f in mgpuStreamCreate mgpuStreamSynchronize mgpuEventSynchronize; do
+  if grep -q "call .*@$f" "$out.ll"; then echo "calls $f"; fi
+done
