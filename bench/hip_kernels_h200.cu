@@ -2,7 +2,7 @@
 //
 // Built by bench/run_h200.sh with nvcc for sm_90 from the same kernel sources
 // as the gfx950/gfx942 code objects (through kernels/cuda/hip_on_cuda.h).
-//  1. Correctness: the HIP runtime ABI (kernels/runtime/HipRuntime.cpp on
+//  1. Correctness: the HIP runtime ABI (lib/Runtime/Gpu/HostAbi.cpp on
 //     CUDA) against the CPU reference runtime (libfp8q_runtime_cpu.so,
 //     loaded with dlopen since both export the same ABI): quantize,
 //     materialize, preshuffle bit-exact; rms_norm_quantize and the portable
@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HipApi.h"
+#include "GpuApi.h"
 
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q_kernels/GemmTile.h"

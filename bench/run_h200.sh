@@ -17,8 +17,11 @@ build() { # build <output> <extra nvcc flags...>
   local o=$1
   shift
   nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -warn-spills "$@" \
-    -Iinclude -Ikernels/include -Ikernels/runtime \
-    -x cu kernels/runtime/LauncherCuda.cu -x cu kernels/runtime/HipRuntime.cpp \
+    -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common \
+    -x cu lib/Runtime/Gpu/LauncherCuda.cu \
+    -x cu lib/Runtime/Gpu/GpuOps.cpp -x cu lib/Runtime/Gpu/HostAbi.cpp \
+    -x cu lib/Runtime/Gpu/DeviceAbi.cpp -x cu lib/Runtime/Gpu/MgpuWrappers.cpp \
+    -x cu lib/Runtime/Gpu/CublasLtGemm.cpp \
     -x cu bench/hip_kernels_h200.cu -o "$o" -ldl
 }
 if [ -n "${VARIANTS:-}" ]; then

@@ -21,6 +21,10 @@ config.substitutions.append(
 if os.path.exists(os.path.join(config.fp8q_lib_dir, "libfp8q_runtime_hip.so")) \
         and not os.path.exists("/dev/kfd"):
     config.available_features.add("fp8q-hip-runtime-no-gpu")
+for backend in ("hip", "cuda"):
+    if os.path.exists(os.path.join(config.fp8q_lib_dir,
+                                   "libfp8q_runtime_%s.so" % backend)):
+        config.available_features.add("fp8q-%s-runtime" % backend)
 config.substitutions.append(("%llvm_libs", config.llvm_lib_dir))
 config.substitutions.append(("%fp8q_build", config.fp8q_obj_root))
 config.substitutions.append(("%fp8q_src", config.fp8q_src_root))
@@ -34,7 +38,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fp8q_tools_dir, config.llvm_tools_dir]
-upstream_tools = ["mlir-opt", "mlir-runner"]
+upstream_tools = ["mlir-opt", "mlir-runner", "mlir-translate"]
 tools = ["fp8q-opt", "fp8q-model-gen", "fp8q-run", "fp8q-compile", "fp8q-step-run"]
 if config.fp8q_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
     # ASan+UBSan build: our executables carry the sanitizer runtime, but the
@@ -60,5 +64,6 @@ if config.fp8q_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
 else:
     tools.append(ToolSubst("mlir-opt", unresolved="fatal"))
     tools.append(ToolSubst("mlir-runner", unresolved="ignore"))
+    tools.append(ToolSubst("mlir-translate", unresolved="fatal"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -23,10 +23,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8q/Conversion/DeviceExecution.h"
 #include "fp8q/Conversion/Passes.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q/Support/Diagnostics.h"
-#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -155,7 +156,8 @@ static_assert(static_cast<int32_t>(Kernel::CkBpreshuffle) ==
 /// declared on first use) and the ops an error was reported for.
 class RuntimeCalls {
 public:
-  explicit RuntimeCalls(ModuleOp module) : module(module), symbols(module) {}
+  RuntimeCalls(ModuleOp module, bool device)
+      : module(module), symbols(module), device(device) {}
 
   /// Reports an error at `op` (without printing it) once.
   InFlightDiagnostic report(Operation *op) {
@@ -170,8 +172,23 @@ public:
   /// their ABI type. Fails with a diagnostic when `name` is already defined
   /// with an incompatible signature.
   LogicalResult replaceWithCall(ConversionPatternRewriter &rewriter,
-                                Operation *op, StringRef name,
-                                ArrayRef<Value> args) {
+                                Operation *op, StringRef hostName,
+                                ArrayRef<Value> hostArgs) {
+    // Device execution: the same entry point on device buffers, enqueued on
+    // the step's stream (the last argument).
+    std::string name = hostName.str();
+    SmallVector<Value> args(hostArgs);
+    if (device) {
+      Value stream = getStepStream(op);
+      if (!stream) {
+        report(op) << "has no stream to run on in device execution; run "
+                      "--fp8q-device-buffers first";
+        return failure();
+      }
+      name =
+          ("fp8q_rt_device_" + hostName.drop_front(strlen("fp8q_rt_"))).str();
+      args.push_back(stream);
+    }
     SmallVector<Type> argTypes;
     for (Value arg : args) {
       if (auto memref = dyn_cast<MemRefType>(arg.getType()))
@@ -268,6 +285,7 @@ private:
 
   ModuleOp module;
   SymbolTable symbols;
+  bool device;
   DenseSet<Operation *> reported;
   unsigned numCalls = 0;
 };
@@ -473,6 +491,7 @@ struct ReportLeftover : ConversionPattern {
 
 struct LowerToRuntimePass
     : public fp8q::impl::LowerToRuntimeBase<LowerToRuntimePass> {
+  using LowerToRuntimeBase::LowerToRuntimeBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ModuleOp module = getOperation();
@@ -480,7 +499,7 @@ struct LowerToRuntimePass
     if (!dialect)
       return; // Nothing of fp8q can be in the module.
     RuntimeTypeConverter converter(dialect);
-    RuntimeCalls calls(module);
+    RuntimeCalls calls(module, device);
 
     // Nothing of fp8q is legal: no op of the dialect, no op whose operand,
     // result or block argument types or whose attributes hold an fp8q

@@ -10,6 +10,7 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -27,8 +28,12 @@
 #include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
@@ -39,18 +44,76 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 namespace fp8q {
 
+namespace {
+
+/// Device execution after bufferization: device buffers and one stream,
+/// runtime calls on device buffers, the remaining linalg ops as GPU kernels
+/// through upstream's parallel-loop mapping, compiled and embedded.
+void buildDeviceTail(OpPassManager &pm, const Fp8qPipelineOptions &options) {
+  // As on the host: the deallocation's scf.if per buffer makes one huge
+  // function that scf-to-cf and the LLVM lowering handle slowly; the parts
+  // get their own stream argument next.
+  OutlineLoopsOptions outline;
+  outline.minLoops = options.outlineMinLoops;
+  pm.addPass(createOutlineLoops(outline));
+  DeviceBuffersOptions buffers;
+  buffers.chip = options.gpuChip;
+  pm.addPass(createDeviceBuffers(buffers));
+  LowerToRuntimeOptions runtime;
+  runtime.device = true;
+  pm.addPass(createLowerToRuntime(runtime));
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  // Tile the innermost dimension by the block size, the others by 1:
+  // after mapping, one block per (outer indices, 256 innermost elements).
+  SmallVector<int64_t> tiles = {1, static_cast<int64_t>(options.gpuBlockSize)};
+  pm.addPass(createParallelLoopTilingPass(tiles, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createDeviceLaunches());
+  // Host code and kernels alike: views, index math and control flow in the
+  // forms the LLVM conversions take.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  DeviceKernelsOptions kernels;
+  kernels.nvvmFormat = options.nvvmFormat;
+  kernels.rocdlToolkit = options.rocdlToolkit.empty()
+                             ? std::string(FP8Q_DEFAULT_ROCDL_TOOLKIT)
+                             : options.rocdlToolkit.getValue();
+  pm.addPass(createDeviceKernels(kernels));
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+} // namespace
+
 void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
+  const bool device = options.execution == Execution::Device;
   // 1-3: decide kernels and layouts at the tensor level, then prove them.
   SelectKernelsOptions select;
   select.tunedTable = options.tunedTable;
@@ -68,6 +131,10 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   // Elementwise arith / math ops on tensors (activations, residual adds)
   // have no bufferization of their own: make them linalg.generic first.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // Device execution: one kernel per elementwise region, not per op, and
+  // splat constants folded into it (they have no device copy).
+  if (device)
+    pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   // Bounds the alias sets One-Shot Bufferize proves in-place writes
   // against; without it bufferization is quadratic in the model's layers.
@@ -96,6 +163,8 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  if (device)
+    return buildDeviceTail(pm, options);
 
   // 5: fp8q.buffer.* -> fp8q_rt_* calls; nothing of fp8q survives.
   pm.addPass(createLowerToRuntime());
@@ -147,6 +216,16 @@ void registerFp8qPipelineDependencies(DialectRegistry &registry) {
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  // Device execution: the GPU dialect and its targets, serialization of
+  // gpu.modules (which translates them to LLVM IR first).
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect, ROCDL::ROCDLDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
 }
 
 void registerFp8qPipelines() {

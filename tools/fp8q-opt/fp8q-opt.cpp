@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/InitFp8q.h"
+#include "fp8q/Pipelines/Pipelines.h"
 #include "fp8q/Support/ToolOutput.h"
 #ifdef FP8Q_INCLUDE_TESTS
 #include "TestPasses.h"
@@ -36,6 +37,9 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   fp8q::registerFp8qDialects(registry);
+  // What the pipeline needs beyond the dialects: the GPU targets and the
+  // LLVM IR translations that serialize device-mode kernels.
+  fp8q::registerFp8qPipelineDependencies(registry);
 
   auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       argc, argv, "fp8q optimizer driver\n", registry);

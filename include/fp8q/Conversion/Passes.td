@@ -66,6 +66,13 @@ def LowerToRuntime : Pass<"fp8q-lower-to-runtime", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"device", "device", "bool", /*default=*/"false",
+           "Device execution: call the `fp8q_rt_device_*` entry points, each "
+           "with the enclosing function's stream (its trailing "
+           "`!gpu.async.token` argument, added by --fp8q-device-buffers) as "
+           "the last argument">
+  ];
   let statistics = [
     Statistic<"numCalls", "runtime-calls", "Runtime calls emitted">
   ];
@@ -120,6 +127,101 @@ def LowerStridedClones : Pass<"fp8q-lower-strided-clones", "mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
   let statistics = [
     Statistic<"numClones", "clones-lowered", "Strided clones lowered">
+  ];
+}
+
+def DeviceBuffers : Pass<"fp8q-device-buffers", "mlir::ModuleOp"> {
+  let summary = "Device execution: every buffer of a step in device memory, "
+                "one stream passed in";
+  let description = [{
+    Runs on the bufferized, deallocated module, before
+    --fp8q-lower-to-runtime{device=true}. It makes the step's buffers device
+    buffers and threads one stream through the step:
+
+    - every function with a body gets a trailing `!gpu.async.token`
+      argument, the stream (a `cudaStream_t` / `hipStream_t` after
+      `gpu-to-llvm`), and every call of such a function passes the caller's;
+      public functions get `llvm.emit_c_interface`: a step is called from C
+      as `_mlir_ciface_<name>(results, descriptors..., void *stream)`;
+    - `memref.alloc` / `memref.dealloc` of tensor data become
+      `gpu.alloc async [%stream]` / `gpu.dealloc async [%stream]` (the
+      runtime's stream-ordered allocator); buffers of `index` / `i1`
+      elements are the deallocation's host-side bookkeeping and stay;
+    - `memref.copy` between identity layouts becomes `gpu.memcpy async`,
+      between strided ones `linalg.copy` (a GPU kernel after mapping);
+    - at the entry of every public function one
+      `fp8q_rt_device_check_arg(ptr, span_bytes, index, stream)` per memref
+      argument lets the runtime reject a host pointer or a bad stream before
+      anything runs;
+    - the module's `fp8q.target` names the GPU target (sm90 -> NVVM sm_90,
+      gfx950 / gfx942 -> ROCDL), recorded as `fp8q_device.gpu_targets` for
+      --fp8q-device-launches.
+
+    A constant tensor that is not a splat (a `memref.get_global`) has no
+    device copy: it is an error at the constant; pass it as an argument.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect"];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "GPU chip (sm_90, gfx950, gfx942); empty: from fp8q.target">
+  ];
+  let statistics = [
+    Statistic<"numAllocs", "device-allocs", "Buffers moved to device memory">,
+    Statistic<"numChecks", "argument-checks", "Argument checks inserted">
+  ];
+}
+
+def DeviceLaunches : Pass<"fp8q-device-launches", "mlir::ModuleOp"> {
+  let summary = "Device execution: launches on the step's stream, GPU "
+                "targets attached, no host access to tensor data";
+  let description = [{
+    Runs after `gpu-kernel-outlining`. Every `gpu.launch_func` becomes
+    `async [%stream]` on the enclosing function's stream (its trailing
+    `!gpu.async.token` argument), so a step is one stream-ordered sequence
+    that a CUDA / HIP graph can capture; identical outlined kernels are
+    merged into one `gpu.module`; every `gpu.module` gets the targets
+    --fp8q-device-buffers recorded. Then it proves the step's host code
+    touches no tensor data: a `memref.load`, `memref.store`, `memref.copy`
+    or linalg op outside a `gpu.module` on anything but the deallocation's
+    `index` / `i1` bookkeeping is an error at that op.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let statistics = [
+    Statistic<"numLaunches", "launches", "Kernel launches on the stream">,
+    Statistic<"numMerged", "kernels-merged", "Identical kernels merged">
+  ];
+}
+
+def DeviceKernels : Pass<"fp8q-device-kernels", "mlir::ModuleOp"> {
+  let summary = "Device execution: compile every gpu.module for its target "
+                "and embed the binary";
+  let description = [{
+    Runs after --fp8q-device-launches. Each `gpu.module` is lowered by the
+    upstream conversion of its target (`convert-gpu-to-nvvm` for
+    `#nvvm.target`, `convert-gpu-to-rocdl{chipset=...}` for
+    `#rocdl.target`), then upstream `gpu-module-to-binary` turns the modules
+    into `gpu.binary` ops: NVVM as PTX (`format=isa`; the driver compiles it
+    for the device at load, so no CUDA toolkit is needed at compile time),
+    ROCDL as code objects (`format=bin`, linked by the `ld.lld` found under
+    `rocdl-toolkit/llvm/bin`). The binaries are embedded in the output; at
+    translation to LLVM IR they become globals loaded by a constructor.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect"];
+  let options = [
+    Option<"nvvmFormat", "nvvm-format", "std::string", /*default=*/"\"isa\"",
+           "gpu-module-to-binary format for NVVM: isa (PTX), bin (cubin, "
+           "needs ptxas), fatbin">,
+    Option<"rocdlToolkit", "rocdl-toolkit", "std::string", /*default=*/"\"\"",
+           "Folder holding llvm/bin/ld.lld for ROCDL code objects">
   ];
 }
 

@@ -31,6 +31,9 @@ class OpPassManager;
 
 namespace fp8q {
 
+/// Where a compiled step runs.
+enum class Execution { Host, Device };
+
 /// Options of `--fp8q-pipeline`.
 struct Fp8qPipelineOptions
     : public mlir::PassPipelineOptions<Fp8qPipelineOptions> {
@@ -65,6 +68,38 @@ struct Fp8qPipelineOptions
       llvm::cl::desc("Rewrite quantize producers and constant weights to the "
                      "target's fp8 flavour instead of reporting a mismatch"),
       llvm::cl::init(false)};
+  Option<Execution> execution{
+      *this, "execution",
+      llvm::cl::desc("Where a step runs (docs/DeviceExecution.md)"),
+      llvm::cl::init(Execution::Host),
+      llvm::cl::values(
+          clEnumValN(Execution::Host, "host",
+                     "buffers in host memory, elementwise ops as host loops, "
+                     "fp8q_rt_* calls (the CPU runtime)"),
+          clEnumValN(Execution::Device, "device",
+                     "every buffer in device memory, elementwise ops as GPU "
+                     "kernels embedded in the output, fp8q_rt_device_* "
+                     "calls, one stream passed into each step"))};
+  Option<std::string> gpuChip{
+      *this, "gpu-chip",
+      llvm::cl::desc("Device execution: GPU chip (sm_90, gfx950, gfx942); "
+                     "default: from the module's fp8q.target"),
+      llvm::cl::init("")};
+  Option<unsigned> gpuBlockSize{
+      *this, "gpu-block-size",
+      llvm::cl::desc("Device execution: threads per block of the elementwise "
+                     "kernels (along the innermost dimension)"),
+      llvm::cl::init(256)};
+  Option<std::string> nvvmFormat{
+      *this, "nvvm-format",
+      llvm::cl::desc("Device execution on NVIDIA: isa (PTX, compiled by the "
+                     "driver at load), bin (cubin, needs ptxas) or fatbin"),
+      llvm::cl::init("isa")};
+  Option<std::string> rocdlToolkit{
+      *this, "rocdl-toolkit",
+      llvm::cl::desc("Device execution on AMD: folder holding llvm/bin/ld.lld "
+                     "(default: the one configured at build time)"),
+      llvm::cl::init("")};
 };
 
 /// Appends the whole fp8q pipeline to `pm`, which must run on

@@ -30,7 +30,11 @@
 
 #include "fp8q/Runtime/fp8q_contracts.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -232,6 +236,109 @@ FP8Q_RT_EXPORT int32_t fp8q_gemm(fp8q_memref_2d *q, fp8q_memref_2d *x_scale,
 FP8Q_RT_EXPORT const char *fp8q_last_error(void);
 /// A short name for a status code.
 FP8Q_RT_EXPORT const char *fp8q_status_name(int32_t status);
+
+/* Device execution (docs/RuntimeABI.md, "Device execution").
+ *
+ * Device-mode steps keep every buffer in device memory and take the stream
+ * as their last argument. Their fp8q ops call the entry points below: the
+ * host ABI's arguments plus `stream` (a cudaStream_t / hipStream_t; null is
+ * the legacy default stream). Every pointer in every descriptor must be
+ * device (or managed) memory of the current device. Calls enqueue on
+ * `stream` and return without synchronizing; they never allocate with
+ * cudaMalloc, copy between host and device or stage, so a sequence of them
+ * can be captured into a CUDA/HIP graph. Only libfp8q_runtime_cuda.so and
+ * libfp8q_runtime_hip.so export them.
+ *
+ * Errors are sticky per thread and never exit: a rejected operand or a
+ * driver failure prints one line to stderr ("fp8q runtime error
+ * (cuda|hip): <entry>: <message>"), returns its fp8q_status and sets the
+ * thread's device status; while it is set, every device entry point and
+ * mgpuLaunchKernel / mgpuMemcpy / mgpuMemset* of that thread enqueues
+ * nothing (so nothing is written) and returns the status. */
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_quantize_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
+    int64_t group_size, int32_t fp8_type, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_quantize_f16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
+    int64_t group_size, int32_t fp8_type, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_quantize_f32(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
+    int64_t group_size, int32_t fp8_type, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_rms_norm_quantize_bf16(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_rms_norm_quantize_f16(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_rms_norm_quantize_f32(
+    fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
+    int32_t fp8_type, int32_t keep_unquantized, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_materialize(
+    fp8q_memref_2d *src, fp8q_memref_2d *dst, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_preshuffle(
+    fp8q_memref_2d *w, fp8q_memref_2d *dst, void *stream);
+/// `cublas` runs cuBLASLt's blockwise FP8 GEMM on CUDA (libcublasLt.so.13,
+/// opened at first use); every other kernel id, and shapes cuBLASLt
+/// refuses, run the portable GEMM kernel (AMD: the MFMA kernels where the
+/// device has them).
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_gemm(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_2d *out, int32_t kernel,
+    int32_t fp8_type, int32_t weight_layout, void *stream);
+/// The check a device-mode step makes at its entry for memref argument
+/// #arg_index: the `span_bytes` at `aligned_ptr` (0: an empty operand, any
+/// pointer) are device memory of the current device, and `stream` is a
+/// valid stream.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_check_arg(
+    int64_t aligned_ptr, int64_t span_bytes, int32_t arg_index, void *stream);
+
+/// The calling thread's sticky device status (FP8Q_OK when clear).
+FP8Q_RT_EXPORT int32_t fp8q_device_status(void);
+/// The message of the sticky error ("" when clear).
+FP8Q_RT_EXPORT const char *fp8q_device_last_error(void);
+/// Clears the sticky status: later device calls enqueue again.
+FP8Q_RT_EXPORT void fp8q_device_clear_error(void);
+/// Stream-ordered device memory (cudaMallocAsync / hipMallocAsync), the
+/// allocator of mgpuMemAlloc: results a step returns were made by it and
+/// are released with fp8q_device_free on a stream ordered after their use.
+FP8Q_RT_EXPORT void *fp8q_device_alloc(int64_t bytes, void *stream);
+FP8Q_RT_EXPORT void fp8q_device_free(void *ptr, void *stream);
+
+/* MLIR's GPU runtime calls (what `gpu-to-llvm` output calls; the
+ * signatures of upstream mlir/lib/ExecutionEngine/CudaRuntimeWrappers.cpp
+ * and RocmRuntimeWrappers.cpp), with the error model above: a module that
+ * fails to load (no device, no image for this architecture) gives null and
+ * a sticky error naming the reason, never an abort. */
+FP8Q_RT_EXPORT void *mgpuModuleLoad(void *data, size_t gpuBlobSize);
+FP8Q_RT_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel);
+FP8Q_RT_EXPORT void mgpuModuleUnload(void *module);
+FP8Q_RT_EXPORT void *mgpuModuleGetFunction(void *module, const char *name);
+FP8Q_RT_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                     intptr_t gridY, intptr_t gridZ,
+                                     intptr_t blockX, intptr_t blockY,
+                                     intptr_t blockZ, int32_t smem,
+                                     void *stream, void **params, void **extra,
+                                     size_t paramsCount);
+FP8Q_RT_EXPORT void *mgpuStreamCreate(void);
+FP8Q_RT_EXPORT void mgpuStreamDestroy(void *stream);
+FP8Q_RT_EXPORT void mgpuStreamSynchronize(void *stream);
+FP8Q_RT_EXPORT void mgpuStreamWaitEvent(void *stream, void *event);
+FP8Q_RT_EXPORT void *mgpuEventCreate(void);
+FP8Q_RT_EXPORT void mgpuEventDestroy(void *event);
+FP8Q_RT_EXPORT void mgpuEventSynchronize(void *event);
+FP8Q_RT_EXPORT void mgpuEventRecord(void *event, void *stream);
+FP8Q_RT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
+                                  bool isHostShared);
+FP8Q_RT_EXPORT void mgpuMemFree(void *ptr, void *stream);
+FP8Q_RT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                               void *stream);
+FP8Q_RT_EXPORT void mgpuMemset32(void *dst, unsigned value, size_t count,
+                                 void *stream);
+FP8Q_RT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                                 void *stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

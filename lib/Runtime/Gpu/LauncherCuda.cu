@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HipApi.h"
+#include "GpuApi.h"
 #include "Launcher.h"
 
-#include "../src/Fp8qKernels.hip"
+#include "../../../kernels/src/Fp8qKernels.hip"
 
 #include <mutex>
 
@@ -68,18 +68,16 @@ bool initDevice(DeviceInfo &info, std::string &error) {
   return true;
 }
 
-bool launchAndWait(KernelId id, Dim3 grid, Dim3 block, void **args,
-                   std::string &error) {
+bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
+                 std::string &error) {
   const void *f = kernelFunction(id);
   if (!f) {
     error = std::string(kKernelNames[(int)id]) + " does not exist on CUDA";
     return false;
   }
-  hipError_t e =
-      hipLaunchKernel(f, dim3(grid.x, grid.y, grid.z),
-                      dim3(block.x, block.y, block.z), args, 0, nullptr);
-  if (e == hipSuccess)
-    e = hipStreamSynchronize(nullptr);
+  hipError_t e = hipLaunchKernel(f, dim3(grid.x, grid.y, grid.z),
+                                 dim3(block.x, block.y, block.z), args, 0,
+                                 (hipStream_t)stream);
   if (e != hipSuccess) {
     error = std::string(kKernelNames[(int)id]) + ": " + hipGetErrorString(e);
     return false;

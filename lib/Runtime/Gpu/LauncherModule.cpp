@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmbeddedCodeObjects.h"
-#include "HipApi.h"
+#include "GpuApi.h"
 #include "Launcher.h"
 
 #include "fp8q/Runtime/fp8q_contracts.h"
@@ -93,14 +93,12 @@ bool initDevice(DeviceInfo &info, std::string &error) {
   return true;
 }
 
-bool launchAndWait(KernelId id, Dim3 grid, Dim3 block, void **args,
-                   std::string &error) {
+bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
+                 std::string &error) {
   ModuleState &s = state();
   hipError_t e = hipModuleLaunchKernel(s.functions[(int)id], grid.x, grid.y,
                                        grid.z, block.x, block.y, block.z, 0,
-                                       nullptr, args, nullptr);
-  if (e == hipSuccess)
-    e = hipStreamSynchronize(nullptr);
+                                       (hipStream_t)stream, args, nullptr);
   if (e != hipSuccess) {
     error = hipMessage(kKernelNames[(int)id], e);
     return false;

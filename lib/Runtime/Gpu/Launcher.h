@@ -1,6 +1,7 @@
 //===- Launcher.h - Loading and launching the fp8q kernels ------*- C++ -*-===//
 //
-// The ABI implementation (HipRuntime.cpp) launches kernels by id. Two
+// The ABI implementations (GpuOps.cpp for HostAbi.cpp and DeviceAbi.cpp)
+// launch kernels by id. Two
 // back ends: LauncherModule.cpp loads the code object embedded for the
 // device's architecture (AMD, hipModuleLaunchKernel) and LauncherCuda.cu
 // compiles the same kernel sources with nvcc (hipLaunchKernel on CUDA).
@@ -54,10 +55,12 @@ struct DeviceInfo {
 /// false and sets `error` (e.g. "no HIP device").
 bool initDevice(DeviceInfo &info, std::string &error);
 
-/// Launches kernel `id` with kernel arguments `args` (pointers to each
-/// argument) and waits for it. Returns false and sets `error` on failure.
-bool launchAndWait(KernelId id, Dim3 grid, Dim3 block, void **args,
-                   std::string &error);
+/// Enqueues kernel `id` with kernel arguments `args` (pointers to each
+/// argument) on `stream` (null: the legacy default stream) and returns
+/// without waiting, so that device-mode steps stay stream-ordered and
+/// capturable. Returns false and sets `error` on failure.
+bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
+                 std::string &error);
 
 } // namespace fp8q::hiprt
 

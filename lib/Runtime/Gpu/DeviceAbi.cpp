@@ -1,0 +1,269 @@
+//===- DeviceAbi.cpp - The device-mode ABI: device buffers, one stream ----===//
+//
+// The entry points device-mode steps call (`_mlir_ciface_fp8q_rt_device_*`):
+// the host ABI's operations with a trailing stream. Every operand must be
+// device (or managed) memory of the current device; a host pointer is an
+// error naming the operand, never a staging copy (the host ABI's Stager is
+// not reachable from here). Kernels are enqueued on the caller's stream and
+// nothing synchronizes, allocates with cudaMalloc or copies between host
+// and device, so a sequence of calls can be captured into a CUDA/HIP graph.
+// Errors are sticky per thread (GpuOps.h) and never exit the process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuApi.h"
+#include "GpuOps.h"
+#ifdef FP8Q_HIP_ON_CUDA
+#include "CublasLtGemm.h"
+#endif
+
+#include <string>
+#include <vector>
+
+namespace fp8q::hiprt {
+namespace {
+
+using fp8q::rt::fail;
+
+thread_local int32_t sticky = FP8Q_OK;
+thread_local std::string stickyMessage;
+
+/// Why `p .. p + bytes` is not device memory of the current device, or
+/// nullptr when it is. `buf` holds the text.
+const char *notDeviceMemory(const void *p, int64_t bytes, char *buf, size_t n) {
+  if (bytes <= 0)
+    return nullptr;
+  int cur = -1;
+  if (hipGetDevice(&cur) != hipSuccess) {
+    (void)hipGetLastError();
+    snprintf(buf, n, "not device memory (%p): there is no GPU device", p);
+    return buf;
+  }
+  const char *ends[2] = {static_cast<const char *>(p),
+                         static_cast<const char *>(p) + (bytes - 1)};
+  for (int i = 0; i < 2; ++i) {
+    hipPointerAttribute_t attr;
+    hipError_t e = hipPointerGetAttributes(&attr, ends[i]);
+    (void)hipGetLastError(); // unregistered host memory is an error on 5.x
+    if (e != hipSuccess || !FP8Q_HIP_IS_DEVICE_MEMORY(attr)) {
+      if (i == 0)
+        snprintf(buf, n, "host memory (%p)", p);
+      else
+        snprintf(buf, n, "device memory at %p but its last byte (+%lld) is not",
+                 p, (long long)(bytes - 1));
+      return buf;
+    }
+    if (attr.device != cur) {
+      snprintf(buf, n, "memory of device %d (%p), the current device is %d",
+               (int)attr.device, p, cur);
+      return buf;
+    }
+  }
+  return nullptr;
+}
+
+/// Device operands used in place; kernels enqueued on one stream.
+class DeviceExec final : public Exec {
+public:
+  DeviceExec(const char *entry, void *stream)
+      : Exec(entry), stream((hipStream_t)stream) {
+    clearLastError();
+  }
+  void add(const char *name, const void *p, int64_t bytes, bool) override {
+    operands.push_back({name, p, bytes});
+  }
+  int32_t prepare(DeviceInfo &info) override {
+    // Operands first: a host buffer is the caller's error even without a
+    // device.
+    char buf[160];
+    for (const Operand &o : operands)
+      if (const char *why = notDeviceMemory(o.p, o.bytes, buf, sizeof buf))
+        return fail(entry, FP8Q_ERR_DEVICE,
+                    "operand %s is %s: a device-mode step needs device "
+                    "buffers",
+                    o.name, why);
+    return initDeviceOrFail(entry, info);
+  }
+  void *dev(const void *p) const override { return const_cast<void *>(p); }
+  int32_t launch(KernelId id, Dim3 grid, Dim3 block, void **args) override {
+    std::string err;
+    if (!launchAsync(id, grid, block, args, stream, err))
+      return fail(entry, FP8Q_ERR_DEVICE, "%s", err.c_str());
+    return FP8Q_OK;
+  }
+  int32_t alloc(void **p, int64_t bytes) override {
+    // Stream-ordered, so a graph captures it as an allocation node.
+    hipError_t e = hipMallocAsync(p, (size_t)bytes, stream);
+    if (e != hipSuccess)
+      return fail(entry, FP8Q_ERR_DEVICE, "hipMallocAsync of %lld bytes: %s",
+                  (long long)bytes, hipGetErrorString(e));
+    return FP8Q_OK;
+  }
+  void release(void *p) override { (void)hipFreeAsync(p, stream); }
+  int32_t finish() override { return FP8Q_OK; }
+  int32_t vendorGemm(const fp8q::rt::GemmPlan &plan, int32_t kernel) override {
+#ifdef FP8Q_HIP_ON_CUDA
+    if (kernel == FP8Q_KERNEL_CUBLAS)
+      return cublasLtGemm(entry, plan, stream);
+#endif
+    (void)plan;
+    (void)kernel;
+    return kNotHandled;
+  }
+
+private:
+  struct Operand {
+    const char *name;
+    const void *p;
+    int64_t bytes;
+  };
+  hipStream_t stream;
+  std::vector<Operand> operands;
+};
+
+/// Runs `op` unless the thread's status is sticky; makes a failure sticky.
+template <class F> int32_t guarded(F op) {
+  if (sticky != FP8Q_OK)
+    return sticky;
+  int32_t s = op();
+  if (s != FP8Q_OK)
+    setSticky(s);
+  return s;
+}
+
+} // namespace
+
+int32_t stickyStatus() { return sticky; }
+
+void setSticky(int32_t status) {
+  if (sticky != FP8Q_OK || status == FP8Q_OK)
+    return;
+  sticky = status;
+  stickyMessage = lastErrorMessage();
+}
+
+} // namespace fp8q::hiprt
+
+using namespace fp8q::hiprt;
+
+extern "C" {
+
+#define FP8Q_DEVICE_QUANT_ENTRIES(SUFFIX, ACT)                                 \
+  int32_t _mlir_ciface_fp8q_rt_device_quantize_##SUFFIX(                       \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,             \
+      int64_t group, int32_t fp8, void *stream) {                              \
+    return guarded([&] {                                                       \
+      DeviceExec ex("fp8q_rt_device_quantize_" #SUFFIX, stream);               \
+      return quantizeOp(ex, ACT, x, nullptr, q, scale, nullptr, 0.0f, group,   \
+                        fp8, false, false);                                    \
+    });                                                                        \
+  }                                                                            \
+  int32_t _mlir_ciface_fp8q_rt_device_rms_norm_quantize_##SUFFIX(              \
+      fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, fp8q_memref_2d *y, float eps, int64_t group,      \
+      int32_t fp8, int32_t keep, void *stream) {                               \
+    return guarded([&] {                                                       \
+      DeviceExec ex("fp8q_rt_device_rms_norm_quantize_" #SUFFIX, stream);      \
+      return quantizeOp(ex, ACT, x, gamma, q, scale, y, eps, group, fp8, true, \
+                        keep != 0);                                            \
+    });                                                                        \
+  }
+
+FP8Q_DEVICE_QUANT_ENTRIES(bf16, Act::BF16)
+FP8Q_DEVICE_QUANT_ENTRIES(f16, Act::F16)
+FP8Q_DEVICE_QUANT_ENTRIES(f32, Act::F32)
+
+int32_t _mlir_ciface_fp8q_rt_device_materialize(fp8q_memref_2d *src,
+                                                fp8q_memref_2d *dst,
+                                                void *stream) {
+  return guarded([&] {
+    DeviceExec ex("fp8q_rt_device_materialize", stream);
+    return materializeOp(ex, src, dst);
+  });
+}
+
+int32_t _mlir_ciface_fp8q_rt_device_preshuffle(fp8q_memref_2d *w,
+                                               fp8q_memref_2d *dst,
+                                               void *stream) {
+  return guarded([&] {
+    DeviceExec ex("fp8q_rt_device_preshuffle", stream);
+    return preshuffleOp(ex, w, dst, false);
+  });
+}
+
+int32_t _mlir_ciface_fp8q_rt_device_gemm(fp8q_memref_2d *q, fp8q_memref_2d *xs,
+                                         fp8q_memref_2d *w, fp8q_memref_2d *ws,
+                                         fp8q_memref_2d *out, int32_t kernel,
+                                         int32_t fp8, int32_t weightLayout,
+                                         void *stream) {
+  return guarded([&] {
+    DeviceExec ex("fp8q_rt_device_gemm", stream);
+    return gemmOp(ex, q, xs, w, ws, out, kernel, fp8, weightLayout);
+  });
+}
+
+int32_t _mlir_ciface_fp8q_rt_device_check_arg(int64_t alignedPtr,
+                                              int64_t spanBytes,
+                                              int32_t argIndex, void *stream) {
+  return guarded([&]() -> int32_t {
+    clearLastError();
+    const char *entry = "fp8q device step";
+    if (spanBytes < 0)
+      return fail(entry, FP8Q_ERR_SHAPE, "argument #%d spans %lld bytes",
+                  (int)argIndex, (long long)spanBytes);
+    char buf[160];
+    if (const char *why = notDeviceMemory((const void *)(intptr_t)alignedPtr,
+                                          spanBytes, buf, sizeof buf))
+      return fail(entry, FP8Q_ERR_DEVICE,
+                  "argument #%d is %s, a device-mode step needs device "
+                  "buffers",
+                  (int)argIndex, why);
+    // A stream being captured must not be queried (that would invalidate
+    // the capture); asking whether it captures validates the handle too.
+    hipStreamCaptureStatus cs = hipStreamCaptureStatusNone;
+    hipError_t e = hipStreamIsCapturing((hipStream_t)stream, &cs);
+    if (e == hipSuccess && cs == hipStreamCaptureStatusNone)
+      e = hipStreamQuery((hipStream_t)stream);
+    (void)hipGetLastError();
+    if (e == hipErrorInvalidResourceHandle || e == hipErrorContextIsDestroyed)
+      return fail(entry, FP8Q_ERR_DEVICE,
+                  "argument #%d: the step's stream %p is not a valid stream "
+                  "(%s)",
+                  (int)argIndex, stream, hipGetErrorString(e));
+    return FP8Q_OK;
+  });
+}
+
+int32_t fp8q_device_status(void) { return stickyStatus(); }
+
+const char *fp8q_device_last_error(void) {
+  return sticky != FP8Q_OK ? stickyMessage.c_str() : "";
+}
+
+void fp8q_device_clear_error(void) {
+  sticky = FP8Q_OK;
+  stickyMessage.clear();
+  clearLastError();
+}
+
+void *fp8q_device_alloc(int64_t bytes, void *stream) {
+  if (bytes <= 0)
+    return nullptr;
+  void *p = nullptr;
+  hipError_t e = hipMallocAsync(&p, (size_t)bytes, (hipStream_t)stream);
+  if (e != hipSuccess) {
+    (void)hipGetLastError();
+    setSticky(fail("fp8q_device_alloc", FP8Q_ERR_DEVICE,
+                   "hipMallocAsync of %lld bytes: %s", (long long)bytes,
+                   hipGetErrorString(e)));
+    return nullptr;
+  }
+  return p;
+}
+
+void fp8q_device_free(void *ptr, void *stream) {
+  if (ptr)
+    (void)hipFreeAsync(ptr, (hipStream_t)stream);
+}
+
+} // extern "C"

@@ -1,0 +1,409 @@
+//===- GpuOps.cpp - The fp8q operations on a GPU, for both ABIs ----------===//
+//
+// Validation follows the CPU runtime's messages and statuses (the shared
+// checks of lib/Runtime/Common) plus the kernels' own needs (dense rows,
+// 16-byte alignment); a missing device is reported as "no HIP device".
+// Operands reach the kernels through an Exec (GpuOps.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuOps.h"
+#include "GpuApi.h"
+
+#include "fp8q/Runtime/fp8q_preshuffle.h"
+#include "fp8q_kernels/GemmTile.h"
+#include "fp8q_kernels/KernelArgs.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+using namespace fp8q::kern;
+
+namespace fp8q::hiprt {
+
+const char *const kKernelNames[(int)KernelId::Count] = {
+    "fp8q_kernel_quantize_bf16",
+    "fp8q_kernel_quantize_f16",
+    "fp8q_kernel_quantize_f32",
+    "fp8q_kernel_rms_norm_quantize_bf16",
+    "fp8q_kernel_rms_norm_quantize_f16",
+    "fp8q_kernel_rms_norm_quantize_f32",
+    "fp8q_kernel_materialize",
+    "fp8q_kernel_preshuffle",
+    "fp8q_kernel_unpreshuffle",
+    "fp8q_kernel_gemm_preshuffle",
+    "fp8q_kernel_gemm_plain",
+    "fp8q_kernel_gemm_portable_preshuffle",
+    "fp8q_kernel_gemm_portable_plain",
+};
+
+namespace {
+
+/// Status for device and driver failures (not in fp8q_status yet).
+constexpr int32_t kErrDevice = FP8Q_ERR_DEVICE;
+
+thread_local std::string lastError;
+
+} // namespace
+
+void clearLastError() { lastError.clear(); }
+const char *lastErrorMessage() { return lastError.c_str(); }
+
+} // namespace fp8q::hiprt
+
+/// The error sink of the shared checks
+/// (lib/Runtime/Common/fp8q_operand_checks.h) and of everything else in this
+/// runtime.
+int32_t fp8q::rt::fail(const char *entry, int32_t status, const char *fmt,
+                       ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  fp8q::hiprt::lastError = std::string(entry) + ": " + msg;
+  fprintf(stderr, "fp8q runtime error (" FP8Q_GPU_BACKEND "): %s\n",
+          fp8q::hiprt::lastError.c_str());
+  return status;
+}
+
+void fp8q::rt::warn(const char *entry, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "fp8q runtime warning (" FP8Q_GPU_BACKEND "): %s: %s\n",
+          entry, msg);
+}
+
+namespace fp8q::hiprt {
+namespace {
+
+/// A validated rank-2 operand (lib/Runtime/Common/fp8q_operand_checks.h).
+using Op = fp8q::rt::View2;
+using fp8q::rt::Access;
+using fp8q::rt::checkFp8Type;
+using fp8q::rt::checkGroupSize;
+using fp8q::rt::checkOperand;
+using fp8q::rt::fail;
+using fp8q::rt::uncheckedMode;
+
+/// Operands the GPU kernels read as dense rows: unit column stride and
+/// rows aligned to `align` bytes.
+int32_t checkRows(const char *entry, const char *name, const Op &op,
+                  size_t align) {
+  if ((op.cols > 1 && op.s1 != 1) || (uintptr_t)op.base % align ||
+      (op.rows > 1 && (op.s0 * (int64_t)op.eltSize) % (int64_t)align))
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand %s: the HIP kernels need a unit column stride and "
+                "%zu-byte aligned rows (strides (%lld, %lld))",
+                name, align, (long long)op.s0, (long long)op.s1);
+  return FP8Q_OK;
+}
+
+} // namespace
+
+int32_t initDeviceOrFail(const char *entry, DeviceInfo &info) {
+  std::string err;
+  if (!initDevice(info, err))
+    return fail(entry, kErrDevice, "%s", err.c_str());
+  return FP8Q_OK;
+}
+
+namespace {
+
+unsigned ceilDiv(int64_t a, int64_t b) { return (unsigned)((a + b - 1) / b); }
+
+size_t actSize(Act t) { return t == Act::F32 ? 4 : 2; }
+
+} // namespace
+
+int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
+                   fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+                   float eps, int64_t group, int32_t fp8, bool rms, bool keep) {
+  const char *entry = ex.entry;
+  const size_t es = actSize(t);
+  Op xo, qo, so, yo;
+  if (int32_t s = checkOperand(entry, "x", x, es, -1, -1, Access::Read, xo))
+    return s;
+  const int64_t M = xo.rows, K = xo.cols;
+  if (int32_t s = checkGroupSize(entry, group, K))
+    return s;
+  if (group % 8)
+    return fail(entry, FP8Q_ERR_ARG,
+                "group_size %lld: the HIP kernels take multiples of 8",
+                (long long)group);
+  const int64_t G = K / group;
+  if (int32_t s = checkFp8Type(entry, fp8))
+    return s;
+  if (int32_t s = checkRows(entry, "x", xo, 16))
+    return s;
+  char *gammaPtr = nullptr;
+  if (rms) {
+    fp8q::rt::View1 gv;
+    if (int32_t s = checkOperand(entry, "gamma", gamma, es, K, gv))
+      return s;
+    if (K > 1 && gv.s0 != 1)
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "operand gamma: the HIP kernels need a contiguous vector "
+                  "(stride 1), got stride %lld",
+                  (long long)gv.s0);
+    gammaPtr = gv.base;
+    if ((uintptr_t)gammaPtr % 16)
+      return fail(entry, FP8Q_ERR_ALIGN,
+                  "operand gamma: the HIP kernels need 16-byte alignment");
+    if (!(eps >= 0.0f) || std::isinf(eps))
+      return fail(entry, FP8Q_ERR_ARG,
+                  "epsilon %g must be finite and non-negative", double(eps));
+    if (keep) {
+      if (int32_t s = checkOperand(entry, "y", y, es, M, K, Access::Write, yo))
+        return s;
+      if (int32_t s = checkRows(entry, "y", yo, 16))
+        return s;
+    }
+  }
+  if (int32_t s = checkOperand(entry, "q", q, 1, M, K, Access::Write, qo))
+    return s;
+  if (int32_t s = checkRows(entry, "q", qo, 8))
+    return s;
+  if (int32_t s =
+          checkOperand(entry, "scale", scale, 4, M, G, Access::Write, so))
+    return s;
+  DeviceInfo info;
+  ex.add("x", xo.base, xo.spanBytes(), false);
+  ex.add("q", qo.base, qo.spanBytes(), true);
+  ex.add("scale", so.base, so.spanBytes(), true);
+  if (rms) {
+    ex.add("gamma", gammaPtr, K * (int64_t)es, false);
+    if (keep)
+      ex.add("y", yo.base, yo.spanBytes(), true);
+  }
+  if (int32_t s = ex.prepare(info))
+    return s;
+  int kt = (int)t;
+  if (!rms) {
+    QuantArgs a{ex.dev(xo.base),
+                (uint8_t *)ex.dev(qo.base),
+                (float *)ex.dev(so.base),
+                M,
+                K,
+                group,
+                xo.s0,
+                qo.s0,
+                so.s0,
+                so.s1,
+                fp8,
+                (M > 1 && so.s0 == 1) ? 1 : 0};
+    void *args[] = {&a};
+    Dim3 grid, block;
+    grid.x = ceilDiv(M * G, kQuantGroupsPerBlock);
+    block.x = kQuantBlock;
+    if (int32_t s = ex.launch((KernelId)((int)KernelId::QuantizeBf16 + kt),
+                              grid, block, args))
+      return s;
+  } else {
+    RmsArgs a{ex.dev(xo.base),
+              ex.dev(gammaPtr),
+              (uint8_t *)ex.dev(qo.base),
+              (float *)ex.dev(so.base),
+              keep ? ex.dev(yo.base) : nullptr,
+              M,
+              K,
+              group,
+              xo.s0,
+              qo.s0,
+              keep ? yo.s0 : 0,
+              so.s0,
+              so.s1,
+              eps,
+              fp8,
+              keep ? 1 : 0};
+    void *args[] = {&a};
+    Dim3 grid, block;
+    grid.x = (unsigned)M;
+    block.x = kQuantBlock;
+    if (int32_t s = ex.launch((KernelId)((int)KernelId::RmsBf16 + kt), grid,
+                              block, args))
+      return s;
+  }
+  return ex.finish();
+}
+
+int32_t materializeOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst) {
+  const char *entry = ex.entry;
+  Op so, d;
+  if (int32_t s = checkOperand(entry, "src", src, 4, -1, -1, Access::Read, so))
+    return s;
+  if (int32_t s = checkOperand(entry, "dst", dst, 4, so.rows, so.cols,
+                               Access::Write, d))
+    return s;
+  const int64_t M = so.rows, G = so.cols;
+  // Equal layouts (SPEC): the same bytes for every element, no copy.
+  if (fp8q::rt::sameAddresses(so, d))
+    return FP8Q_OK;
+  DeviceInfo info;
+  ex.add("src", so.base, so.spanBytes(), false);
+  ex.add("dst", d.base, d.spanBytes(), true);
+  if (int32_t s = ex.prepare(info))
+    return s;
+  const float *sdev = (const float *)ex.dev(so.base);
+  float *ddev = (float *)ex.dev(d.base);
+  Dim3 grid, block;
+  grid.x = ceilDiv(G, kTransTile);
+  grid.y = ceilDiv(M, kTransTile);
+  block.x = kTransBlock;
+  const bool overlap = fp8q::rt::rangesOverlap(so, d);
+  if (!overlap) {
+    MaterializeArgs a{sdev, ddev, M, G, so.s0, so.s1, d.s0, d.s1};
+    void *args[] = {&a};
+    if (int32_t s = ex.launch(KernelId::Materialize, grid, block, args))
+      return s;
+  } else {
+    // Different layouts over the same bytes: through a temporary.
+    float *tmp = nullptr;
+    if (int32_t s = ex.alloc((void **)&tmp, M * G * 4))
+      return s;
+    MaterializeArgs a{sdev, tmp, M, G, so.s0, so.s1, G, 1};
+    MaterializeArgs b{tmp, ddev, M, G, G, 1, d.s0, d.s1};
+    void *aa[] = {&a}, *ba[] = {&b};
+    int32_t s = ex.launch(KernelId::Materialize, grid, block, aa);
+    if (!s)
+      s = ex.launch(KernelId::Materialize, grid, block, ba);
+    ex.release(tmp);
+    if (s)
+      return s;
+  }
+  return ex.finish();
+}
+
+int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
+                     bool inverse) {
+  const char *entry = ex.entry;
+  Op so, d;
+  if (int32_t s = checkOperand(entry, "src", src, 1, -1, -1, Access::Read, so))
+    return s;
+  const int64_t N = so.rows, K = so.cols;
+  if (!fp8q_preshuffle_tiles_ok(N, K))
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "preshuffle_16x16 needs N %% 16 == 0 and K %% 32 == 0, got "
+                "%lld x %lld",
+                (long long)N, (long long)K);
+  if (int32_t s = checkOperand(entry, "dst", dst, 1, N, K, Access::Write, d))
+    return s;
+  const Op &plain = inverse ? d : so, &shuf = inverse ? so : d;
+  if (!inverse && (d.s0 != K || d.s1 != 1))
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand dst must be dense (strides (%lld, 1)), has (%lld, "
+                "%lld)",
+                (long long)K, (long long)d.s0, (long long)d.s1);
+  if (int32_t s = checkRows(entry, inverse ? "dst" : "src", plain, 16))
+    return s;
+  if ((uintptr_t)shuf.base % 16)
+    return fail(entry, FP8Q_ERR_ALIGN,
+                "the preshuffled buffer must be 16-byte aligned");
+  if (fp8q::rt::rangesOverlap(so, d))
+    return fail(entry, FP8Q_ERR_LAYOUT, "src and dst overlap");
+  DeviceInfo info;
+  ex.add(inverse ? "dst" : "w", plain.base, plain.spanBytes(), inverse);
+  ex.add(inverse ? "src" : "dst", shuf.base, N * K, !inverse);
+  if (int32_t s = ex.prepare(info))
+    return s;
+  PreshuffleArgs a{(const uint8_t *)ex.dev(so.base), (uint8_t *)ex.dev(d.base),
+                   N, K, plain.s0};
+  void *args[] = {&a};
+  Dim3 grid, block;
+  grid.x = ceilDiv(N * K / 16, 256);
+  block.x = 256;
+  if (int32_t s =
+          ex.launch(inverse ? KernelId::Unpreshuffle : KernelId::Preshuffle,
+                    grid, block, args))
+    return s;
+  return ex.finish();
+}
+
+int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
+               fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
+               int32_t kernel, int32_t fp8, int32_t weightLayout) {
+  const char *entry = ex.entry;
+  // Arguments, contract and memory safety (shared with the CPU runtime).
+  fp8q::rt::GemmPlan plan;
+  if (int32_t s = fp8q::rt::checkGemm(entry, q, xs, w, ws, out, kernel, fp8,
+                                      weightLayout, uncheckedMode(), plan))
+    return s;
+  const Op &qo = plan.q, &xo = plan.xScale, &wo = plan.w, &wso = plan.wScale,
+           &oo = plan.out;
+  const int64_t M = plan.M, N = plan.N, K = plan.K, G = plan.G;
+  const int64_t xs0 = plan.xs0, xs1 = plan.xs1;
+  const bool shuf = plan.preshuffled;
+  // What the HIP kernels add: 1x128 groups and dense, aligned rows.
+  if (K != G * kGroup)
+    return fail(entry, FP8Q_ERR_ARG,
+                "the HIP GEMM kernels take 1x128 groups: K = %lld but x_scale "
+                "has %lld groups",
+                (long long)K, (long long)G);
+  if (int32_t s = checkRows(entry, "q", qo, 16))
+    return s;
+  if (int32_t s = checkRows(entry, "out", oo, 2))
+    return s;
+  if (!shuf)
+    if (int32_t s = checkRows(entry, "w", wo, 16))
+      return s;
+  if (shuf && (uintptr_t)wo.base % 16)
+    return fail(entry, FP8Q_ERR_ALIGN,
+                "operand w: the preshuffled weight must be 16-byte aligned");
+  DeviceInfo info;
+  const int64_t xsSpan = ((M - 1) * xs0 + (G - 1) * xs1 + 1) * 4;
+  ex.add("q", qo.base, qo.spanBytes(), false);
+  ex.add("x_scale", xo.base, xsSpan, false);
+  ex.add("w", wo.base, shuf ? N * K : wo.spanBytes(), false);
+  ex.add("w_scale", wso.base, wso.spanBytes(), false);
+  ex.add("out", oo.base, oo.spanBytes(), true);
+  if (int32_t s = ex.prepare(info))
+    return s;
+  GemmArgs a{(const uint8_t *)ex.dev(qo.base),
+             (const float *)ex.dev(xo.base),
+             (const uint8_t *)ex.dev(wo.base),
+             (const float *)ex.dev(wso.base),
+             (uint16_t *)ex.dev(oo.base),
+             M,
+             N,
+             K,
+             qo.s0,
+             xs0,
+             xs1,
+             shuf ? K : wo.s0,
+             wso.s0,
+             wso.s1,
+             oo.s0};
+  // A vendor library where the kernel is one (cuBLASLt for `cublas`).
+  int32_t v = ex.vendorGemm(plan, kernel);
+  if (v != Exec::kNotHandled)
+    return v ? v : ex.finish();
+  int32_t fp8Arg = plan.readType;
+  Dim3 grid, block;
+  block.x = 256;
+  // The MFMA kernels when the device's matrix unit reads this fp8 flavour.
+  if (info.hasMfma && info.mfmaFp8 == plan.readType && N % 16 == 0) {
+    void *args[] = {&a};
+    grid.x = (unsigned)gemmBlocksN(N);
+    grid.y = (unsigned)gemmBlocksM(M);
+    if (int32_t s =
+            ex.launch(shuf ? KernelId::GemmPreshuffle : KernelId::GemmPlain,
+                      grid, block, args))
+      return s;
+  } else {
+    void *args[] = {&a, &fp8Arg};
+    grid.x = ceilDiv(N, 16);
+    grid.y = ceilDiv(M, 16);
+    if (int32_t s = ex.launch(shuf ? KernelId::GemmPortablePreshuffle
+                                   : KernelId::GemmPortablePlain,
+                              grid, block, args))
+      return s;
+  }
+  return ex.finish();
+}
+
+} // namespace fp8q::hiprt

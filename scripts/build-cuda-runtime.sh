@@ -1,0 +1,46 @@
+#!/bin/bash
+# Builds libfp8q_runtime_cuda.so without CMake (nvcc + c++ only), for GPU
+# machines that have CUDA but no MLIR or CMake: the GPU runtime's sources
+# (lib/Runtime/Gpu) and the kernels (kernels/src, through
+# kernels/cuda/hip_on_cuda.h) for sm_90 plus compute_90 PTX.
+# Usage: scripts/build-cuda-runtime.sh OUTDIR   (NVCC=... to pick nvcc)
+# With CHECK=1 it also builds the CPU runtime and bench/gpu_runtime_check
+# and its PTX/cubin inputs into OUTDIR.
+set -euo pipefail
+OUT=${1:?usage: scripts/build-cuda-runtime.sh OUTDIR}
+cd "$(dirname "$0")/.."
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+mkdir -p "$OUT/obj"
+flags=(-std=c++17 -O3 -Xcompiler=-fPIC,-fvisibility=hidden,-fno-exceptions
+  -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common)
+gencode=(-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90)
+objs=()
+for s in GpuOps HostAbi DeviceAbi MgpuWrappers CublasLtGemm; do
+  "$NVCC" "${flags[@]}" "${gencode[@]}" -x cu -c "lib/Runtime/Gpu/$s.cpp" \
+    -o "$OUT/obj/$s.o" &
+  objs+=("$OUT/obj/$s.o")
+done
+"$NVCC" "${flags[@]}" "${gencode[@]}" -c lib/Runtime/Gpu/LauncherCuda.cu \
+  -o "$OUT/obj/LauncherCuda.o" &
+objs+=("$OUT/obj/LauncherCuda.o")
+wait
+"$NVCC" -shared -cudart=shared "${gencode[@]}" -o "$OUT/libfp8q_runtime_cuda.so" \
+  "${objs[@]}" -Xlinker --version-script=lib/Runtime/Gpu/exports.map -ldl
+echo "built $OUT/libfp8q_runtime_cuda.so"
+if [ "${CHECK:-0}" = 1 ]; then
+  c++ -std=c++17 -O2 -fPIC -shared -fvisibility=hidden -ffp-contract=off \
+    -pthread -Iinclude -Ilib/Runtime/Common lib/Runtime/Cpu/*.cpp \
+    -Wl,--version-script=lib/Runtime/Cpu/exports.map \
+    -o "$OUT/libfp8q_runtime_cpu.so" &
+  printf '%s\n' 'extern "C" __global__ void fp8q_test_fill(int *p, int n) {' \
+    '  int i = blockIdx.x * blockDim.x + threadIdx.x;' \
+    '  if (i < n) p[i] = 3 * i + 1;' '}' >"$OUT/fill.cu"
+  "$NVCC" -ptx -arch=compute_90 "$OUT/fill.cu" -o "$OUT/fill.ptx" &
+  "$NVCC" -cubin -arch=sm_90 "$OUT/fill.cu" -o "$OUT/fill_sm90.cubin" &
+  "$NVCC" -cubin -arch=sm_80 "$OUT/fill.cu" -o "$OUT/fill_sm80.cubin" &
+  "$NVCC" -std=c++17 -O2 -Iinclude -x cu bench/gpu_runtime_check.cpp \
+    -o "$OUT/gpu_runtime_check" -L"$OUT" -lfp8q_runtime_cuda \
+    -Xlinker -rpath="$OUT" -ldl &
+  wait
+  echo "built $OUT/gpu_runtime_check"
+fi

@@ -1,0 +1,149 @@
+//===- GpuDeviceAbiTest.cpp - The device ABI of the GPU runtimes ----------===//
+//
+// Linked against libfp8q_runtime_hip.so and libfp8q_runtime_cuda.so (one
+// executable each, FP8Q_GPU_RUNTIME names it). Runs anywhere: device entry
+// points given host buffers report the operand and write nothing (they
+// never stage), errors are sticky until cleared, and the mgpu* functions
+// survive a module that cannot load and a null function. The on-GPU checks
+// (bit-exactness against the CPU runtime, cuBLASLt, graphs) are
+// bench/gpu_runtime_check.cpp, built by scripts/build-cuda-runtime.sh.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q/Runtime/fp8q_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+template <class T>
+fp8q_memref_2d md(T *p, int64_t r, int64_t c, int64_t s0, int64_t s1) {
+  return fp8q_memref_2d{p, p, 0, {r, c}, {s0, s1}};
+}
+
+struct DeviceAbi : ::testing::Test {
+  void SetUp() override { fp8q_device_clear_error(); }
+  void TearDown() override { fp8q_device_clear_error(); }
+};
+
+TEST_F(DeviceAbi, HostOperandsAreRejectedNotStaged) {
+  std::vector<uint16_t> x(4 * 256, 0x3f80);
+  std::vector<uint8_t> q(4 * 256, 0xab);
+  std::vector<float> s(8, -1.0f);
+  fp8q_memref_2d xd = md(x.data(), 4, 256, 256, 1),
+                 qd = md(q.data(), 4, 256, 256, 1),
+                 sd = md(s.data(), 4, 2, 1, 4);
+  int32_t st = _mlir_ciface_fp8q_rt_device_quantize_bf16(
+      &xd, &qd, &sd, 128, FP8Q_F8E4M3FN, nullptr);
+  EXPECT_EQ(st, FP8Q_ERR_DEVICE);
+  EXPECT_EQ(fp8q_device_status(), FP8Q_ERR_DEVICE);
+  std::string e = fp8q_device_last_error();
+  EXPECT_NE(e.find("fp8q_rt_device_quantize_bf16: operand x is "),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("a device-mode step needs device buffers"),
+            std::string::npos)
+      << e;
+  for (uint8_t b : q)
+    ASSERT_EQ(b, 0xab);
+  for (float v : s)
+    ASSERT_EQ(v, -1.0f);
+}
+
+TEST_F(DeviceAbi, OperandChecksComeFirstAndMatchTheHostAbi) {
+  std::vector<uint16_t> x(4 * 256);
+  std::vector<uint8_t> q(4 * 256);
+  std::vector<float> s(8);
+  fp8q_memref_2d xd = md(x.data(), 4, 256, 256, 1),
+                 qd = md(q.data(), 4, 256, 256, 1),
+                 bad = md(s.data(), 4, 2, 1, 1); // overlapping
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_quantize_bf16(&xd, &qd, &bad, 128,
+                                                      FP8Q_F8E4M3FN, nullptr),
+            FP8Q_ERR_LAYOUT);
+  EXPECT_NE(std::string(fp8q_device_last_error()).find("overlap"),
+            std::string::npos);
+}
+
+TEST_F(DeviceAbi, ErrorsAreStickyUntilCleared) {
+  std::vector<float> a(16 * 4, 1.0f), b(16 * 4, 2.0f);
+  fp8q_memref_2d ad = md(a.data(), 16, 4, 4, 1),
+                 bd = md(b.data(), 16, 4, 1, 16);
+  ASSERT_EQ(_mlir_ciface_fp8q_rt_device_check_arg((int64_t)(intptr_t)a.data(),
+                                                  64 * 4, 2, nullptr),
+            FP8Q_ERR_DEVICE);
+  std::string e = fp8q_device_last_error();
+  EXPECT_NE(e.find("fp8q device step: argument #2 is "), std::string::npos)
+      << e;
+  // While the status is set, nothing runs, and the first message stays.
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_materialize(&ad, &bd, nullptr),
+            FP8Q_ERR_DEVICE);
+  EXPECT_EQ(std::string(fp8q_device_last_error()), e);
+  for (float v : b)
+    ASSERT_EQ(v, 2.0f);
+  fp8q_device_clear_error();
+  EXPECT_EQ(fp8q_device_status(), FP8Q_OK);
+  EXPECT_STREQ(fp8q_device_last_error(), "");
+  // An empty operand needs no memory at all.
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_check_arg(0, 0, 0, nullptr), FP8Q_OK);
+}
+
+TEST_F(DeviceAbi, GemmOnHostBuffersNamesTheOperand) {
+  const int64_t M = 4, N = 128, K = 256, G = 2;
+  std::vector<uint8_t> q(M * K), w(N * K);
+  std::vector<float> xs(M * G), ws(G);
+  std::vector<uint16_t> out(M * N, 0x1234);
+  fp8q_memref_2d qd = md(q.data(), M, K, K, 1), xd = md(xs.data(), M, G, 1, M),
+                 wd = md(w.data(), N, K, K, 1), wsd = md(ws.data(), 1, G, G, 1),
+                 od = md(out.data(), M, N, N, 1);
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_gemm(&qd, &xd, &wd, &wsd, &od,
+                                             FP8Q_KERNEL_CUBLAS, FP8Q_F8E4M3FN,
+                                             FP8Q_WEIGHT_LAYOUT_PLAIN, nullptr),
+            FP8Q_ERR_DEVICE);
+  EXPECT_NE(std::string(fp8q_device_last_error()).find("operand q is"),
+            std::string::npos)
+      << fp8q_device_last_error();
+  for (uint16_t v : out)
+    ASSERT_EQ(v, 0x1234);
+}
+
+TEST_F(DeviceAbi, ModulesThatCannotLoadDoNotCrash) {
+  const char junk[] = "not a code object";
+  void *m = mgpuModuleLoad((void *)junk, sizeof junk);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(fp8q_device_status(), FP8Q_OK);
+  std::string e = fp8q_device_last_error();
+  EXPECT_NE(e.find("mgpuModuleLoad: "), std::string::npos) << e;
+  EXPECT_EQ(mgpuModuleGetFunction(m, "k"), nullptr);
+  fp8q_device_clear_error();
+  // A null function: an error naming the module's failure, no launch.
+  mgpuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  e = fp8q_device_last_error();
+  EXPECT_NE(e.find("mgpuLaunchKernel: the kernel function is null"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(mgpuMemAlloc(0, nullptr, false), nullptr);
+  EXPECT_EQ(fp8q_device_alloc(0, nullptr), nullptr);
+  mgpuMemFree(nullptr, nullptr);
+  fp8q_device_free(nullptr, nullptr);
+}
+
+TEST_F(DeviceAbi, DeviceBuffersOnAGpu) {
+  void *p = fp8q_device_alloc(256, nullptr);
+  if (!p) {
+    GTEST_SKIP() << "no usable GPU (" << fp8q_device_last_error()
+                 << "): the device-buffer checks run in "
+                    "bench/gpu_runtime_check.cpp on a GPU machine";
+  }
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_check_arg((int64_t)(intptr_t)p, 256, 0,
+                                                  nullptr),
+            FP8Q_OK)
+      << fp8q_device_last_error();
+  fp8q_device_free(p, nullptr);
+  mgpuStreamSynchronize(nullptr);
+}
+
+} // namespace
