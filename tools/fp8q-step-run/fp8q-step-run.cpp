@@ -31,6 +31,8 @@ struct Options {
 };
 
 int fail(const std::string &message) {
+  // What was reported so far comes first, whatever stdout's buffering.
+  std::fflush(stdout);
   std::fprintf(stderr, "fp8q-step-run: error: %s\n", message.c_str());
   return 1;
 }
@@ -135,6 +137,10 @@ bool load(const std::string &path, Artifact &artifact, std::string &error) {
   if (!artifact.handle) {
     const char *why = dlerror();
     error = "cannot load '" + path + "': " + (why ? why : "unknown error");
+    if (error.find("undefined symbol") != std::string::npos)
+      error += " (the runtime the artifact calls: compile it with "
+               "fp8q-compile --runtime=cpu|cuda|hip, or preload the runtime "
+               "with LD_PRELOAD)";
     return false;
   }
   auto manifest = reinterpret_cast<const char *(*)(void)>(
