@@ -3,6 +3,7 @@
 #include "fp8q/Artifact/ArtifactInterface.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -180,7 +181,16 @@ void inlineEntryBodies(Module &module, const ArtifactSpec &spec) {
 
 void compileHugeFunctionsFast(Module &module, unsigned maxInstructions) {
   for (Function &fn : module) {
-    if (fn.isDeclaration() || fn.getInstructionCount() <= maxInstructions)
+    if (fn.isDeclaration())
+      continue;
+    // Straight-line glue (no loop: the device step's launch sequences) is
+    // worth nothing to optimize from an eighth of the size on.
+    unsigned size = fn.getInstructionCount();
+    SmallVector<std::pair<const BasicBlock *, const BasicBlock *>> backEdges;
+    if (size > maxInstructions / 8)
+      FindFunctionBackedges(fn, backEdges);
+    if (size <= maxInstructions &&
+        (size <= maxInstructions / 8 || !backEdges.empty()))
       continue;
     fn.removeFnAttr(Attribute::AlwaysInline);
     fn.addFnAttr(Attribute::NoInline);

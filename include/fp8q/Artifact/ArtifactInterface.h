@@ -58,13 +58,15 @@ llvm::Error linkSupportLibrary(llvm::Module &module);
 void inlineEntryBodies(llvm::Module &module, const ArtifactSpec &spec);
 
 /// Marks `optnone noinline` every function of more than `maxInstructions`
-/// instructions. What --fp8q-pipeline leaves in the public function of a
-/// decode step once its loop nests are outlined is straight-line glue:
-/// allocations, descriptors and runtime calls, tens of thousands of
-/// instructions in one block for a full model. Optimizing and scheduling it
-/// costs time faster than linear in its size (most of compiling 78 layers)
-/// and gains nothing measurable at run time, where the runtime's kernels
-/// dominate; the loop nests in the chunk functions keep -O2.
+/// instructions, and every loop-free one of more than an eighth of that. What
+/// --fp8q-pipeline leaves in the public function of a decode step once its loop
+/// nests are outlined is straight-line glue: allocations, descriptors and
+/// runtime calls, tens of thousands of instructions in one block for a full
+/// model. Optimizing and scheduling it costs time faster than linear in its
+/// size (most of compiling 78 layers) and gains nothing measurable at run time,
+/// where the runtime's kernels dominate; the loop nests in the chunk functions
+/// keep -O2. In device mode the chunks themselves are such glue (launch
+/// sequences, no loops).
 void compileHugeFunctionsFast(llvm::Module &module, unsigned maxInstructions);
 
 /// Gives every definition hidden visibility except the artifact's exports:
