@@ -29,6 +29,7 @@
 #define FP8Q_RUNTIME_FP8Q_RUNTIME_H
 
 #include "fp8q/Runtime/fp8q_contracts.h"
+#include "fp8q/Runtime/fp8q_formats.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +67,14 @@ typedef struct fp8q_memref_2d {
   int64_t sizes[2];
   int64_t strides[2];
 } fp8q_memref_2d;
+
+/// MLIR's memref descriptor of rank 0 (memref<f32>: one element at
+/// (char *)aligned + offset * elt_size).
+typedef struct fp8q_memref_0d {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+} fp8q_memref_0d;
 
 /// Result of every entry point.
 typedef enum fp8q_status {
@@ -196,6 +205,44 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm(
     fp8q_memref_2d *w_scale, fp8q_memref_2d *out, int32_t kernel,
     int32_t fp8_type, int32_t weight_layout);
 
+/* Block-scaled formats (v2): docs/RuntimeABI.md, "Block-scaled formats
+ * (v2)". Quantize x [M, K] into any SPEC v2 format and scale layout:
+ *  - q [M, K] bytes (fp8 q_types) or [M, K/2] bytes (f4E2M1FN, two per
+ *    byte, element 2i in the low nibble), written through its strides;
+ *  - scale: the layout's whole allocation as a dense rank-1 buffer
+ *    (stride 1) of fp8q_scale_layout_alloc(layout, align, M, K /
+ *    group_size) elements, f32 or 1-byte (scale_type); element (m, g) at
+ *    fp8q_scale_offset(...), every padding element written 0;
+ *  - global_scale: rank-0 f32, read only when scale_type is f8E4M3FN
+ *    (NVFP4: q = RNE(x / (scale * global))); otherwise not touched (null
+ *    or any descriptor);
+ *  - q_type fp8q_q_type, scale_type fp8q_scale_type, scale_rounding
+ *    fp8q_scale_rounding, scale_layout fp8q_scale_layout, layout_align the
+ *    col_major / pack4 leading-dimension multiple (1 for the others).
+ * Every argument is validated before anything is written. */
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_f16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_f32(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align);
+/// The inverse: out [M, K] f32 = decode(q) * scale (NVFP4: * global, as
+/// decode(q) * (scale * global)), q and scale as for quantize_v2. The
+/// scale rounding is not needed: the stored scale is the value.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_dequantize_v2(
+    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
+    int32_t scale_layout, int64_t layout_align);
+
 /* Plain C API: the same operations, returning fp8q_status instead of
  * exiting on error (for C/C++/Python-ctypes users and tests). The argument
  * lists are those of the _mlir_ciface_ entry points above. */
@@ -231,6 +278,26 @@ FP8Q_RT_EXPORT int32_t fp8q_gemm(fp8q_memref_2d *q, fp8q_memref_2d *x_scale,
                                  fp8q_memref_2d *w, fp8q_memref_2d *w_scale,
                                  fp8q_memref_2d *out, int32_t kernel,
                                  int32_t fp8_type, int32_t weight_layout);
+
+FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align);
+FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_f16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align);
+FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_f32(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align);
+FP8Q_RT_EXPORT int32_t fp8q_dequantize_v2(
+    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
+    int32_t scale_layout, int64_t layout_align);
 
 /// The message of the last error on the calling thread ("" if none).
 FP8Q_RT_EXPORT const char *fp8q_last_error(void);

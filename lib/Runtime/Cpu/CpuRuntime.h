@@ -2,16 +2,16 @@
 //
 // Shared helpers of libfp8q_runtime_cpu.so: error reporting, threads and
 // activation element access (descriptor validation is
-// lib/Runtime/Common/fp8q_operand_checks.h, shared with the HIP runtime). Nothing
-// here is exported.
+// lib/Runtime/Common/fp8q_operand_checks.h, shared with the HIP runtime).
+// Nothing here is exported.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FP8Q_LIB_RUNTIME_CPU_CPURUNTIME_H
 #define FP8Q_LIB_RUNTIME_CPU_CPURUNTIME_H
 
-#include "fp8q_operand_checks.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
+#include "fp8q_operand_checks.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -41,13 +41,22 @@ float loadAct(const void *p, ActType t);
 /// rounded value as fp32.
 float storeAct(void *p, ActType t, float v);
 
-/// Implementations behind the entry points (in Quantize.cpp, Layout.cpp and
-/// Gemm.cpp). `entry` names the entry point for messages.
+/// Implementations behind the entry points (in Quantize.cpp, QuantizeV2.cpp,
+/// Layout.cpp and Gemm.cpp). `entry` names the entry point for messages.
 int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
                      fp8q_memref_1d *gamma, fp8q_memref_2d *q,
                      fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon,
                      int64_t groupSize, int32_t fp8Type, bool rmsNorm,
                      bool keepUnquantized);
+int32_t quantizeV2Impl(const char *entry, ActType t, fp8q_memref_2d *x,
+                       fp8q_memref_2d *q, fp8q_memref_1d *scale,
+                       fp8q_memref_0d *global, int64_t groupSize, int32_t qType,
+                       int32_t scaleType, int32_t rounding, int32_t layout,
+                       int64_t align);
+int32_t dequantizeV2Impl(const char *entry, fp8q_memref_2d *q,
+                         fp8q_memref_1d *scale, fp8q_memref_0d *global,
+                         fp8q_memref_2d *out, int64_t groupSize, int32_t qType,
+                         int32_t scaleType, int32_t layout, int64_t align);
 int32_t materializeImpl(const char *entry, fp8q_memref_2d *src,
                         fp8q_memref_2d *dst);
 int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,

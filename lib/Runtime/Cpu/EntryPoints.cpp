@@ -63,6 +63,52 @@ FP8Q_DEFINE_QUANTIZE(f32, ActType::F32)
 
 #undef FP8Q_DEFINE_QUANTIZE
 
+//===-- block-scaled formats (v2) -----------------------------------------===//
+
+#define FP8Q_DEFINE_QUANTIZE_V2(SUFFIX, ACT)                                   \
+  FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_##SUFFIX(                            \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,             \
+      fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,        \
+      int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,        \
+      int64_t layout_align) {                                                  \
+    return quantizeV2Impl("fp8q_rt_quantize_v2_" #SUFFIX, ACT, x, q, scale,    \
+                          global_scale, group_size, q_type, scale_type,        \
+                          scale_rounding, scale_layout, layout_align);         \
+  }                                                                            \
+  FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_##SUFFIX(            \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,             \
+      fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,        \
+      int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,        \
+      int64_t layout_align) {                                                  \
+    return orExit(fp8q_quantize_v2_##SUFFIX(                                   \
+        x, q, scale, global_scale, group_size, q_type, scale_type,             \
+        scale_rounding, scale_layout, layout_align));                          \
+  }
+
+FP8Q_DEFINE_QUANTIZE_V2(bf16, ActType::BF16)
+FP8Q_DEFINE_QUANTIZE_V2(f16, ActType::F16)
+FP8Q_DEFINE_QUANTIZE_V2(f32, ActType::F32)
+
+#undef FP8Q_DEFINE_QUANTIZE_V2
+
+FP8Q_RT_EXPORT int32_t fp8q_dequantize_v2(
+    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
+    int32_t scale_layout, int64_t layout_align) {
+  return dequantizeV2Impl("fp8q_rt_dequantize_v2", q, scale, global_scale, out,
+                          group_size, q_type, scale_type, scale_layout,
+                          layout_align);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_dequantize_v2(
+    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
+    int32_t scale_layout, int64_t layout_align) {
+  return orExit(fp8q_dequantize_v2(q, scale, global_scale, out, group_size,
+                                   q_type, scale_type, scale_layout,
+                                   layout_align));
+}
+
 //===-- materialize, preshuffle -------------------------------------------===//
 
 FP8Q_RT_EXPORT int32_t fp8q_materialize(fp8q_memref_2d *src,
