@@ -79,11 +79,16 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
   std::vector<void *> slots;
   bool good = true;
   for (size_t i = 0; good && i < inputs.size(); ++i) {
-    size_t bytes = inputs[i].bytes.size();
-    good = ok(hipMalloc(&buffers[i], bytes ? bytes : 1), "hipMalloc", error) &&
-           ok(hipMemcpy(buffers[i], inputs[i].bytes.data(), bytes,
-                        hipMemcpyHostToDevice),
-              "hipMemcpy", error);
+    size_t bytes = denseBytes(inputs[i]);
+    good = ok(hipMalloc(&buffers[i], bytes ? bytes : 1), "hipMalloc", error);
+    // `--inputs constant` on a device: no host bytes, filled here.
+    if (good && inputs[i].bytes.empty())
+      good =
+          ok(hipMemset(buffers[i], kConstantByte, bytes), "hipMemset", error);
+    else if (good)
+      good = ok(hipMemcpy(buffers[i], inputs[i].bytes.data(), bytes,
+                          hipMemcpyHostToDevice),
+                "hipMemcpy", error);
     args[i] = describeDense(inputs[i], buffers[i]);
     slots.push_back(&args[i]);
   }
@@ -124,20 +129,33 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
       (void)hipGraphDestroy(graph);
   }
 
-  hipEvent_t start, stop;
-  good = good && ok(hipEventCreate(&start), "hipEventCreate", error) &&
-         ok(hipEventCreate(&stop), "hipEventCreate", error) &&
-         ok(hipEventRecord(start, stream), "hipEventRecord", error);
-  for (int i = 0; good && i < options.iters; ++i)
+  // One event between consecutive steps: each step's time, not only the
+  // mean (the first step after a gap pays for the launch queue filling).
+  std::vector<hipEvent_t> marks(options.iters + 1, nullptr);
+  for (hipEvent_t &mark : marks)
+    good = good && ok(hipEventCreate(&mark), "hipEventCreate", error);
+  good = good && ok(hipEventRecord(marks[0], stream), "hipEventRecord", error);
+  for (int i = 0; good && i < options.iters; ++i) {
     good = exec ? ok(hipGraphLaunch(exec, stream), "hipGraphLaunch", error)
                 : oneStep(false);
-  float millis = 0;
-  good = good && ok(hipEventRecord(stop, stream), "hipEventRecord", error) &&
-         ok(hipEventSynchronize(stop), "hipEventSynchronize", error) &&
-         ok(hipEventElapsedTime(&millis, start, stop), "hipEventElapsedTime",
-            error) &&
+    good = good &&
+           ok(hipEventRecord(marks[i + 1], stream), "hipEventRecord", error);
+  }
+  good = good &&
+         ok(hipEventSynchronize(marks.back()), "hipEventSynchronize", error) &&
          runtime.check(error);
-  outcome.microsPerStep = options.iters ? millis * 1e3 / options.iters : 0.0;
+  float total = 0;
+  for (int i = 0; good && i < options.iters; ++i) {
+    float millis = 0;
+    good = ok(hipEventElapsedTime(&millis, marks[i], marks[i + 1]),
+              "hipEventElapsedTime", error);
+    outcome.stepMicros.push_back(millis * 1e3);
+    total += millis;
+  }
+  for (hipEvent_t mark : marks)
+    if (mark)
+      (void)hipEventDestroy(mark);
+  outcome.microsPerStep = options.iters ? total * 1e3 / options.iters : 0.0;
   outcome.clock = exec ? "device events, one graph" : "device events";
 
   // One more step whose results come back.

@@ -38,6 +38,8 @@ struct RunOutcome {
   std::vector<HostTensor> results;
   /// Mean time of a step over the timed iterations, microseconds.
   double microsPerStep = 0;
+  /// Each timed step's time (device runs), microseconds.
+  std::vector<double> stepMicros;
   std::string clock;
 };
 

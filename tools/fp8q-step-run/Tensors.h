@@ -45,10 +45,21 @@ struct HostTensor {
 /// vectors (norm weights) in [0.9, 1.1]; an f32 argument right after an fp8
 /// one (its block scale) in [2^-10, 2^-7]; fp8 weights the fp8 encoding of
 /// uniform values in [-max, max] of their flavour (never a NaN byte).
-/// `dynamic` receives "arg #i dim d" for every size set to `m`.
+/// `dynamic` receives "arg #i dim d" for every size set to `m`. With
+/// `constant`, every byte is kConstantByte instead (for timing whole
+/// models), and with `!hostBytes` no host bytes are made at all (a device
+/// run fills its buffers on the device).
 bool makeInputs(const Entry &entry, int64_t m, uint64_t seed,
                 std::vector<HostTensor> &inputs,
-                std::vector<std::string> &dynamic, std::string &error);
+                std::vector<std::string> &dynamic, std::string &error,
+                bool constant = false, bool hostBytes = true);
+
+/// The byte every element of `--inputs constant` consists of.
+constexpr uint8_t kConstantByte = 0x3A;
+
+/// Bytes of a tensor's dense data (its `bytes` may be empty for a device
+/// run of `--inputs constant`).
+size_t denseBytes(const HostTensor &tensor);
 
 /// Seeded inputs exactly as fp8q-run generates them for an unrolled decode
 /// step (static shapes): bf16 activations ~ N(0, 1), rank-1 bf16 norm

@@ -14,6 +14,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,7 +41,8 @@ int fail(const std::string &message) {
 const char *kUsage =
     "usage: fp8q-step-run STEP.so [--reference HOST_STEP.so] [--entry NAME]\n"
     "         [--m 16] [--warmup 3] [--iters 20] [--graph] [--seed 1]\n"
-    "         [--inputs uniform|fp8q-run-seeds] [--dump-results PREFIX]\n"
+    "         [--inputs uniform|fp8q-run-seeds|constant] [--dump-results "
+    "PREFIX]\n"
     "Runs an fp8q-compile artifact on seeded inputs (dynamic sizes = --m)\n"
     "and compares every result with --reference, a host-mode artifact of\n"
     "the same model.\n";
@@ -92,8 +94,10 @@ bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
     else if (arg == "--entry")
       options.entry = value;
     else if (arg == "--inputs") {
-      if (value != "uniform" && value != "fp8q-run-seeds") {
-        error = "--inputs=" + value + ": expected uniform or fp8q-run-seeds";
+      if (value != "uniform" && value != "fp8q-run-seeds" &&
+          value != "constant") {
+        error = "--inputs=" + value +
+                ": expected uniform, fp8q-run-seeds or constant";
         return false;
       }
       options.inputs = value;
@@ -231,7 +235,10 @@ int main(int argc, char **argv) {
   bool made =
       options.inputs == "fp8q-run-seeds"
           ? makeInputsLikeFp8qRun(*entry, options.seed, inputs, error)
-          : makeInputs(*entry, options.m, options.seed, inputs, dynamic, error);
+          : makeInputs(*entry, options.m, options.seed, inputs, dynamic, error,
+                       options.inputs == "constant",
+                       /*hostBytes=*/artifact.manifest.execution != "device" ||
+                           !options.reference.empty());
   if (!made)
     return fail("@" + entry->name + ": " + error);
   std::printf("artifact %s: %s mode, target %s, entry @%s (%zu arguments, "
@@ -257,6 +264,12 @@ int main(int argc, char **argv) {
   std::printf("timing: %.1f us/step over %d steps after %d warm-up (%s)\n",
               outcome.microsPerStep, options.run.iters, options.run.warmup,
               outcome.clock.c_str());
+  if (!outcome.stepMicros.empty()) {
+    std::vector<double> sorted = outcome.stepMicros;
+    std::sort(sorted.begin(), sorted.end());
+    std::printf("steps: min %.1f us, median %.1f us, max %.1f us\n",
+                sorted.front(), sorted[sorted.size() / 2], sorted.back());
+  }
   for (size_t r = 0; r < outcome.results.size(); ++r) {
     const HostTensor &result = outcome.results[r];
     std::string shape;

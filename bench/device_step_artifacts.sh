@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds, on a machine with MLIR (this project's build), the artifacts that
+# bench/device_step_h200.sh runs on the GPU machine (which has no MLIR):
+#   tiny.{device,host}.so          examples/tiny, sm90, cublas kernel
+#   glm5-2.{device,host}.so        two full-width GLM-5 layers (TP 1)
+#   <model>-{fused,nofusion,hand}.so   the whole decode step at TP 8, dynamic
+#                                  M, layers as a loop: fp8q with fusion,
+#                                  without fusion, the hand-placed fix
+#   <model>-gemms.so               that step's FP8 GEMMs alone
+# for model = glm5 (78 layers) and deepseek (DeepSeek-V3.2, 61 layers).
+# Usage: bench/device_step_artifacts.sh BUILD OUTDIR
+set -euo pipefail
+build=${1:?usage: device_step_artifacts.sh BUILD OUTDIR}
+out=${2:?usage: device_step_artifacts.sh BUILD OUTDIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+gen=$build/bin/fp8q-model-gen opt=$build/bin/fp8q-opt cc=$build/bin/fp8q-compile
+mkdir -p "$out/src"
+device='execution=device sm90-kernel=cublas'
+host='sm90-kernel=cublas'
+compile() { # NAME MLIR RUNTIME OPTIONS
+  /usr/bin/time -f "$1: %e s, %M KB" "$cc" "$2" -o "$out/$1.so" \
+    --runtime="$3" --pipeline-options="$4"
+}
+
+"$gen" "$root/examples/tiny/config.json" --target=sm90 -o "$out/src/tiny.mlir"
+compile tiny.device "$out/src/tiny.mlir" cuda "$device"
+compile tiny.host "$out/src/tiny.mlir" cpu "$host"
+"$gen" "$root/examples/glm5/config.json" --target=sm90 --layers=2 \
+  -o "$out/src/glm5-2.mlir"
+compile glm5-2.device "$out/src/glm5-2.mlir" cuda "$device"
+compile glm5-2.host "$out/src/glm5-2.mlir" cpu "$host"
+
+for model in glm5:glm5 deepseek:deepseek-v3.2; do
+  name=${model%%:*} dir=${model#*:}
+  src=$out/src/$name.mlir
+  "$gen" "$root/examples/$dir/config.json" --target=sm90 --tp=8 \
+    --layers-as-loop --tokens='?' -o "$src"
+  compile "$name-fused" "$src" cuda "$device"
+  compile "$name-nofusion" "$src" cuda "$device fuse-producers=false"
+  # The historical fix: producers row-major, a copy before every GEMM whose
+  # kernel reads another layout, no propagation.
+  "$opt" "$src" --fp8q-select-kernels=sm90-kernel=cublas \
+    --fp8q-hand-placed-copies -o "$out/src/$name-hand.mlir"
+  compile "$name-hand" "$out/src/$name-hand.mlir" cuda \
+    "$device skip-propagation=true"
+  # Copies per step of each policy, as bench/copies_per_step.py counts them
+  # (a loop body's copies count once per iteration there; here the loop
+  # runs the same program, so the per-step counts are the unrolled ones).
+  python3 "$root/bench/gemm_step.py" "$("$gen" "$root/examples/$dir/config.json" \
+    --target=sm90 --tp=8 --tokens='?' -o "$out/src/$name-unrolled.mlir" &&
+    echo "$out/src/$name-unrolled.mlir")" -o "$out/src/$name-gemms.mlir"
+  compile "$name-gemms" "$out/src/$name-gemms.mlir" cuda "$device"
+done
+ls -la "$out"/*.so
