@@ -37,8 +37,11 @@ for phase in "${phases[@]}"; do
     for m in tiny glm5-2; do
       for g in "" --graph; do
         echo "== $m $g"
+        # fp8q-run's inputs: normal activations, weights quantized per
+        # 128x128 block with their scales (what a checkpoint holds).
         "$run" "$art/$m.device.so" --reference "$art/$m.host.so" \
-          --warmup 5 --iters 50 $g 2>&1 | grep -vE "^dynamic|^artifact" | head -12
+          --inputs fp8q-run-seeds --warmup 5 --iters 50 $g 2>&1 |
+          grep -vE "^dynamic|^artifact" | head -12
       done
     done
     ;;

@@ -51,6 +51,10 @@ createTargetMachine(StringRef tripleName, unsigned optLevel) {
     return createStringError("target triple '%s': %s", triple.str().c_str(),
                              error.c_str());
   TargetOptions options;
+  // Constructors (the device-mode kernel loads) in .init_array, which the
+  // dynamic loader runs; LLVM's default, .ctors, runs only through crt
+  // files that an `ld.lld -shared` link does not add (the loads never ran).
+  options.UseInitArray = true;
   std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
       triple, /*CPU=*/"", /*Features=*/"", options, Reloc::PIC_, std::nullopt,
       codeGenLevel(optLevel)));

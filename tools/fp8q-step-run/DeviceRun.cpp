@@ -117,15 +117,23 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
   hipGraphExec_t exec = nullptr;
   if (good && options.graph) {
     // One step, results freed stream-ordered, captured once and replayed.
-    hipGraph_t graph;
-    good =
-        ok(hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal),
-           "hipStreamBeginCapture", error) &&
-        oneStep(false) &&
-        ok(hipStreamEndCapture(stream, &graph), "hipStreamEndCapture", error) &&
-        ok(hipGraphInstantiateWithFlags(&exec, graph, 0), "hipGraphInstantiate",
-           error);
-    if (good)
+    // The capture is ended even when the step fails inside it, so the
+    // stream leaves capture mode before anything else touches it.
+    hipGraph_t graph = nullptr;
+    good = ok(hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal),
+              "hipStreamBeginCapture", error);
+    if (good) {
+      bool stepOk = oneStep(false);
+      std::string endError;
+      bool ended = ok(hipStreamEndCapture(stream, &graph),
+                      "hipStreamEndCapture", endError);
+      good = stepOk && ended;
+      if (stepOk && !ended)
+        error = endError;
+    }
+    good = good && ok(hipGraphInstantiateWithFlags(&exec, graph, 0),
+                      "hipGraphInstantiate", error);
+    if (graph)
       (void)hipGraphDestroy(graph);
   }
 

@@ -27,6 +27,8 @@ typedef cudaStreamCaptureStatus hipStreamCaptureStatus;
 #define hipErrorNotReady cudaErrorNotReady
 #define hipErrorNoBinaryForGpu cudaErrorNoKernelImageForDevice
 #define hipStreamCaptureStatusNone cudaStreamCaptureStatusNone
+#define hipStreamCaptureStatusActive cudaStreamCaptureStatusActive
+#define hipErrorDeinitialized cudaErrorCudartUnloading
 #define hipStreamNonBlocking cudaStreamNonBlocking
 #define hipEventDisableTiming cudaEventDisableTiming
 #define hipMemcpyDefault cudaMemcpyDefault
