@@ -23,8 +23,17 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS = [("GLM-5", "examples/glm5/config.json"),
-          ("DeepSeek-V3.2", "examples/deepseek-v3.2/config.json")]
+# (name, config, extra flags): each model at its usual serving configuration
+# (--tp, default 8; EP 8 beside it where TP 8 would cut an expert below the
+# 128-wide block).
+MODELS = [("GLM-5", "examples/glm5/config.json", []),
+          ("DeepSeek-V3.2", "examples/deepseek-v3.2/config.json", []),
+          ("GLM-4.5 (EP 8)", "examples/glm-4.5/config.json", ["--ep=8"]),
+          ("Qwen3-235B-A22B (EP 8)", "examples/qwen3-235b-a22b/config.json",
+           ["--ep=8"]),
+          ("Qwen3-32B", "examples/qwen3-32b/config.json", []),
+          ("MiniMax-M2 (EP 8)", "examples/minimax-m2/config.json", ["--ep=8"]),
+          ("Llama-3.1-70B", "examples/llama-3.1-70b/config.json", [])]
 TARGETS = [("gfx950", "7.2"), ("gfx942", "7.2")]
 POLICIES = [
     ("hand-placed", "fp8q-hand-placed-copies"),
@@ -79,11 +88,11 @@ def main():
     print(f"| model | target | GEMMs | policy | copies | {bytes_label} | "
           "launches saved vs hand-placed |")
     print("|---|---|---|---|---|---|---|")
-    for name, config in MODELS:
+    for name, config, flags in MODELS:
         for arch, rocm in TARGETS:
             ir = run([gen, os.path.join(ROOT, config), f"--target={arch}",
                       f"--rocm={rocm}", f"--tokens={args.tokens}",
-                      f"--tp={args.tp}"]
+                      f"--tp={args.tp}"] + flags
                      + ([] if args.layers is None else [f"--layers={args.layers}"]))
             gemms = ir.count("fp8q.gemm")
             baseline = None

@@ -1,97 +1,17 @@
 //===- DecoderBuilder.cpp - fp8q IR for an MLA + MoE decoder --------------===//
 
-#include "fp8q/ModelGen/DecoderBuilder.h"
-#include "fp8q/Dialect/IR/Fp8qDialect.h"
-#include "fp8q/Target/KernelContracts.h"
+#include "DecoderBuilderImpl.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
 namespace fp8q {
-namespace {
-
-/// Weight and scale block width along N and K.
-constexpr int64_t kBlock = FP8Q_SCALE_BLOCK;
-
-/// Builds one decode step into a module. Weights, weight scales and norm
-/// weights become arguments of the public @decode_step (or, in loop mode,
-/// stacked arguments sliced per layer), added as they are first needed.
-class DecoderBuilder {
-public:
-  DecoderBuilder(MLIRContext *ctx, const ModelConfig &config,
-                 const DecoderOptions &options)
-      : ctx(ctx), b(ctx), c(config), o(options) {}
-
-  OwningOpRef<ModuleOp> build();
-
-private:
-  // Types.
-  RankedTensorType act(int64_t k, Type elt = {}) {
-    return RankedTensorType::get({o.tokens, k}, elt ? elt : b.getBF16Type());
-  }
-  RankedTensorType fp8Act(int64_t k) {
-    return RankedTensorType::get({o.tokens, k}, fp8);
-  }
-  RankedTensorType scale(int64_t k) {
-    return RankedTensorType::get({o.tokens, k / kBlock}, b.getF32Type());
-  }
-  Location loc(const Twine &name) {
-    return NameLoc::get(b.getStringAttr(layerPrefix + name));
-  }
-
-  /// An argument of @decode_step of type [n, k] (or [layers, n, k] sliced at
-  /// the loop index in loop mode), keyed by `name` within the layer.
-  Value parameter(StringRef name, ArrayRef<int64_t> shape, Type elt);
-
-  /// Checks the shape rules of one linear layer; false after a diagnostic.
-  bool checkLinear(StringRef name, int64_t n, int64_t k);
-
-  /// q [M, k], scale [M, k/128] -> bf16 [M, n] through an FP8 weight [n, k].
-  Value linear(Value q, Value s, int64_t n, int64_t k, StringRef name);
-
-  std::pair<Value, Value> rmsNormQuant(Value x, int64_t k, StringRef name,
-                                       Value *unquantized = nullptr);
-  std::pair<Value, Value> quant(Value x, int64_t k, StringRef name);
-  Value slice(Value x, int64_t col, int64_t width, StringRef name);
-  /// SiLU(gate) * up in f32 over the two halves of a gate_up output.
-  Value gatedActivation(Value gateUp, int64_t width, StringRef name);
-  Value add(Value a, Value bValue, StringRef name) {
-    return arith::AddFOp::create(b, loc(name), a, bValue);
-  }
-
-  Value attentionBlock(Value h);
-  Value mlpBlock(Value h, bool dense);
-  Value layer(Value h, bool dense) {
-    return mlpBlock(attentionBlock(h), dense);
-  }
-
-  func::FuncOp attentionCore(TypeRange argTypes, Type resultType);
-  func::FuncOp handoff();
-
-  MLIRContext *ctx;
-  OpBuilder b;
-  const ModelConfig &c;
-  const DecoderOptions &o;
-  Type fp8;
-  ModuleOp module;
-  Block *entry = nullptr;
-  std::string layerPrefix;
-  bool hadError = false;
-  // Loop mode: the induction variable and the stacked arguments.
-  Value loopIndex;
-  int64_t loopLayers = 0;
-  llvm::StringMap<Value> stacked;
-  func::FuncOp attentionCoreFn, handoffFn;
-};
+namespace modelgen {
 
 Value DecoderBuilder::parameter(StringRef name, ArrayRef<int64_t> shape,
                                 Type elt) {
@@ -135,13 +55,52 @@ bool DecoderBuilder::checkLinear(StringRef name, int64_t n, int64_t k) {
 }
 
 Value DecoderBuilder::linear(Value q, Value s, int64_t n, int64_t k,
-                             StringRef name) {
+                             StringRef name, Value bf16In) {
+  if (keepsBf16(name)) {
+    if (bf16In)
+      return bf16Linear(bf16In, n, k, name);
+    if (!hadError)
+      emitError(loc(name))
+          << "quantization_config.modules_to_not_convert keeps '" << layerPrefix
+          << name
+          << "' bf16, but the builder models it only as an FP8 linear layer; "
+             "remove it from modules_to_not_convert";
+    hadError = true;
+  }
   checkLinear(name, n, k);
   Value w = parameter((name + ".weight").str(), {n, k}, fp8);
   Value ws = parameter((name + ".weight_scale_inv").str(),
                        {llvm::divideCeilSigned(n, kBlock), k / kBlock},
                        b.getF32Type());
   return GemmOp::create(b, loc(name), act(n), q, s, w, ws, KernelAttr());
+}
+
+Value DecoderBuilder::linearOf(Value x, int64_t n, int64_t k, StringRef name) {
+  if (keepsBf16(name))
+    return bf16Linear(x, n, k, name);
+  auto [q, s] = quant(x, k, (name + "_quant").str());
+  return linear(q, s, n, k, name);
+}
+
+Value DecoderBuilder::bf16Linear(Value x, int64_t n, int64_t k,
+                                 StringRef name) {
+  Location l = loc(name);
+  // Not an FP8 boundary: the weight is kept [k, n] bf16 (transposed from the
+  // checkpoint's [n, k]) and multiplied in a plain linalg.matmul.
+  Value w = parameter((name + ".weight").str(), {k, n}, b.getBF16Type());
+  if (cast<RankedTensorType>(x.getType()).getElementType() != b.getBF16Type())
+    x = arith::TruncFOp::create(b, l, act(k), x);
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(o.tokens), b.getIndexAttr(n)};
+  if (ShapedType::isDynamic(o.tokens))
+    sizes[0] = tensor::DimOp::create(b, l, x, 0).getResult();
+  Value init = tensor::EmptyOp::create(b, l, sizes, b.getBF16Type());
+  Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(b.getBF16Type()));
+  Value filled =
+      linalg::FillOp::create(b, l, ValueRange{zero}, ValueRange{init})
+          .getResult(0);
+  return linalg::MatmulOp::create(b, l, TypeRange{act(n)}, ValueRange{x, w},
+                                  ValueRange{filled})
+      .getResult(0);
 }
 
 std::pair<Value, Value> DecoderBuilder::rmsNormQuant(Value x, int64_t k,
@@ -200,29 +159,6 @@ Value DecoderBuilder::gatedActivation(Value gateUp, int64_t width,
   return arith::MulFOp::create(b, l, silu, up);
 }
 
-func::FuncOp DecoderBuilder::attentionCore(TypeRange argTypes,
-                                           Type resultType) {
-  if (attentionCoreFn)
-    return attentionCoreFn;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(module.getBody());
-  Location l = NameLoc::get(b.getStringAttr("attention_core"));
-  attentionCoreFn = func::FuncOp::create(
-      b, l, "attention_core", b.getFunctionType(argTypes, resultType));
-  attentionCoreFn.setPrivate();
-  // Stand-in for the (non-FP8) attention kernel: it keeps the projections
-  // live and produces an output of the right shape from q_b and kv_b.
-  Block *body = attentionCoreFn.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  std::string saved = std::exchange(layerPrefix, "attention_core.");
-  int64_t width = cast<RankedTensorType>(resultType).getDimSize(1);
-  Value out = add(slice(body->getArgument(0), 0, width, "q"),
-                  slice(body->getArgument(1), 0, width, "kv"), "sum");
-  func::ReturnOp::create(b, l, out);
-  layerPrefix = saved;
-  return attentionCoreFn;
-}
-
 func::FuncOp DecoderBuilder::handoff() {
   if (handoffFn)
     return handoffFn;
@@ -241,88 +177,6 @@ func::FuncOp DecoderBuilder::handoff() {
   return handoffFn;
 }
 
-Value DecoderBuilder::attentionBlock(Value h) {
-  int64_t hidden = c.hiddenSize, heads = c.numAttentionHeads / o.tp;
-  int64_t qkHead = c.qkNopeHeadDim + c.qkRopeHeadDim;
-  Value kvLatent;
-  auto [q0, s0] = rmsNormQuant(h, hidden, "input_layernorm");
-  Value qb, indexQ, indexK;
-  if (c.qLoraRank) {
-    int64_t qLora = *c.qLoraRank;
-    Value a = linear(q0, s0, qLora + c.kvLoraRank + c.qkRopeHeadDim, hidden,
-                     "self_attn.fused_qkv_a_proj");
-    kvLatent = slice(a, qLora, c.kvLoraRank, "self_attn.kv_a_slice");
-    auto [q1, s1] = rmsNormQuant(slice(a, 0, qLora, "self_attn.q_a_slice"),
-                                 qLora, "self_attn.q_a_layernorm");
-    qb = linear(q1, s1, heads * qkHead, qLora, "self_attn.q_b_proj");
-    if (c.indexNHeads) {
-      indexQ = linear(q1, s1, *c.indexNHeads * *c.indexHeadDim, qLora,
-                      "self_attn.indexer.wq_b");
-      indexK = linear(q0, s0, *c.indexHeadDim, hidden, "self_attn.indexer.wk");
-    }
-  } else {
-    Value a = linear(q0, s0, c.kvLoraRank + c.qkRopeHeadDim, hidden,
-                     "self_attn.kv_a_proj_with_mqa");
-    kvLatent = slice(a, 0, c.kvLoraRank, "self_attn.kv_a_slice");
-    qb = linear(q0, s0, heads * qkHead, hidden, "self_attn.q_proj");
-    if (c.indexNHeads) {
-      indexQ = linear(q0, s0, *c.indexNHeads * *c.indexHeadDim, hidden,
-                      "self_attn.indexer.wq");
-      indexK = linear(q0, s0, *c.indexHeadDim, hidden, "self_attn.indexer.wk");
-    }
-  }
-  // The normalized latent also goes to the KV cache unquantized.
-  Value kvCache;
-  auto [q2, s2] = rmsNormQuant(kvLatent, c.kvLoraRank,
-                               "self_attn.kv_a_layernorm", &kvCache);
-  Value kvb = linear(q2, s2, heads * (c.qkNopeHeadDim + c.vHeadDim),
-                     c.kvLoraRank, "self_attn.kv_b_proj");
-
-  int64_t attnWidth = heads * c.vHeadDim;
-  SmallVector<Value> coreArgs{qb, kvb, kvCache};
-  if (indexQ)
-    coreArgs.append({indexQ, indexK});
-  func::FuncOp core =
-      attentionCore(ValueRange(coreArgs).getTypes(), act(attnWidth));
-  Value attn =
-      func::CallOp::create(b, loc("self_attn.attention_core"), core, coreArgs)
-          .getResult(0);
-  auto [qo, so] = quant(attn, attnWidth, "self_attn.o_proj_quant");
-  Value out = linear(qo, so, hidden, attnWidth, "self_attn.o_proj");
-  return add(h, out, "attn_residual");
-}
-
-Value DecoderBuilder::mlpBlock(Value h, bool dense) {
-  int64_t hidden = c.hiddenSize;
-  Value q, s;
-  std::tie(q, s) = rmsNormQuant(h, hidden, "post_attention_layernorm");
-  if (o.tp > 1) {
-    auto call =
-        func::CallOp::create(b, loc("tp_handoff"), handoff(), ValueRange{q, s});
-    q = call.getResult(0);
-    s = call.getResult(1);
-  }
-  auto expert = [&](int64_t width, StringRef name) {
-    Value gateUp =
-        linear(q, s, 2 * width, hidden, (name + ".gate_up_proj").str());
-    Value a = gatedActivation(gateUp, width, (name + ".act").str());
-    auto [qa, sa] = quant(a, width, (name + ".down_proj_quant").str());
-    return linear(qa, sa, hidden, width, (name + ".down_proj").str());
-  };
-  if (dense)
-    return add(h, expert(c.intermediateSize / o.tp, "mlp"), "mlp_residual");
-  Value sum;
-  auto accumulate = [&](Value v) { sum = sum ? add(sum, v, "moe_sum") : v; };
-  if (c.nSharedExperts > 0)
-    accumulate(expert(c.nSharedExperts * c.moeIntermediateSize / o.tp,
-                      "mlp.shared_experts"));
-  // The routed experts active for this step (top-k), expert-parallel.
-  for (int64_t e = 0; e < c.numExpertsPerTok; ++e)
-    accumulate(expert(c.moeIntermediateSize,
-                      llvm::formatv("mlp.experts.{0}", e).str()));
-  return sum ? add(h, sum, "mlp_residual") : h;
-}
-
 OwningOpRef<ModuleOp> DecoderBuilder::build() {
   if (llvm::Error e = checkDecoderSize(c, o)) {
     emitError(NameLoc::get(b.getStringAttr("decoder")))
@@ -330,7 +184,8 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
     return nullptr;
   }
   ctx->loadDialect<Fp8qDialect, arith::ArithDialect, func::FuncDialect,
-                   math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
+                   linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
+                   tensor::TensorDialect>();
   OwningOpRef<ModuleOp> owned =
       ModuleOp::create(NameLoc::get(b.getStringAttr("decoder")));
   module = *owned;
@@ -342,11 +197,14 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
   fp8 = getTargetFp8Type(target);
 
   int64_t layers = o.numLayers > 0 ? o.numLayers : c.numHiddenLayers;
-  int64_t dense = std::min(c.firstKDenseReplace, layers);
   if (c.numAttentionHeads % o.tp != 0) {
     emitError(module.getLoc())
         << "num_attention_heads = " << c.numAttentionHeads
         << " is not divisible by the tensor-parallel degree " << o.tp;
+    return nullptr;
+  }
+  if (llvm::Error e = checkParallelism(c, o)) {
+    emitError(module.getLoc()) << toString(std::move(e));
     return nullptr;
   }
 
@@ -358,13 +216,26 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
   Value h = entry->addArgument(act(c.hiddenSize), fnLoc);
   b.setInsertionPointToStart(entry);
 
-  for (int64_t l = 0; l < dense; ++l) {
-    layerPrefix = llvm::formatv("layers.{0}.", l).str();
-    h = layer(h, /*dense=*/true);
+  // Loop mode repeats the tail of same-kind layers: the MoE layers, or every
+  // layer of a dense-only family.
+  int64_t loopStart = layers;
+  if (o.layersAsLoop) {
+    bool tailMoe = layers > 0 && c.isMoeLayer(layers - 1);
+    if (tailMoe || !c.hasMoe) {
+      loopStart = layers;
+      while (loopStart > 0 && c.isMoeLayer(loopStart - 1) == tailMoe)
+        --loopStart;
+    }
   }
-  if (o.layersAsLoop && layers > dense) {
-    loopLayers = layers - dense;
-    Location l = NameLoc::get(b.getStringAttr("layers.moe_loop"));
+  for (int64_t l = 0; l < loopStart; ++l) {
+    layerPrefix = llvm::formatv("layers.{0}.", l).str();
+    h = layer(h, /*dense=*/!c.isMoeLayer(l));
+  }
+  if (loopStart < layers) {
+    loopLayers = layers - loopStart;
+    bool dense = !c.isMoeLayer(loopStart);
+    Location l = NameLoc::get(
+        b.getStringAttr(dense ? "layers.dense_loop" : "layers.moe_loop"));
     Value lb = arith::ConstantIndexOp::create(b, l, 0);
     Value ub = arith::ConstantIndexOp::create(b, l, loopLayers);
     Value step = arith::ConstantIndexOp::create(b, l, 1);
@@ -372,16 +243,11 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
     b.setInsertionPointToStart(loop.getBody());
     loopIndex = loop.getInductionVar();
     layerPrefix = "layers.i.";
-    Value next = layer(loop.getRegionIterArgs()[0], /*dense=*/false);
+    Value next = layer(loop.getRegionIterArgs()[0], dense);
     scf::YieldOp::create(b, l, next);
     b.setInsertionPointAfter(loop);
     loopIndex = {};
     h = loop.getResult(0);
-  } else {
-    for (int64_t l = dense; l < layers; ++l) {
-      layerPrefix = llvm::formatv("layers.{0}.", l).str();
-      h = layer(h, /*dense=*/false);
-    }
   }
   layerPrefix.clear();
   func::ReturnOp::create(b, fnLoc, h);
@@ -392,7 +258,9 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
   return owned;
 }
 
-} // namespace
+} // namespace modelgen
+
+using namespace modelgen;
 
 int64_t estimateDecoderOps(const ModelConfig &config,
                            const DecoderOptions &options) {
@@ -401,14 +269,80 @@ int64_t estimateDecoderOps(const ModelConfig &config,
   constexpr int64_t kAttention = 30, kExpert = 20;
   int64_t layers =
       options.numLayers > 0 ? options.numLayers : config.numHiddenLayers;
-  int64_t dense = std::min(config.firstKDenseReplace, layers);
-  int64_t moe = layers - dense;
-  if (options.layersAsLoop)
-    moe = std::min<int64_t>(moe, 1);
+  int64_t dense = 0, moe = 0;
+  if (config.decoderSparseStep == 1 && config.mlpOnlyLayers.empty()) {
+    dense =
+        config.hasMoe ? std::min(config.firstKDenseReplace, layers) : layers;
+    moe = layers - dense;
+  } else {
+    for (int64_t l = 0; l < layers; ++l)
+      (config.isMoeLayer(l) ? moe : dense) += 1;
+  }
+  if (options.layersAsLoop) {
+    if (config.hasMoe)
+      moe = std::min<int64_t>(moe, 1);
+    else
+      dense = std::min<int64_t>(dense, 1);
+  }
   int64_t experts =
       (config.nSharedExperts > 0 ? 1 : 0) + config.numExpertsPerTok;
   return dense * (kAttention + kExpert) +
          moe * (kAttention + experts * kExpert);
+}
+
+llvm::Error checkParallelism(const ModelConfig &c,
+                             const DecoderOptions &options) {
+  auto error = [](const Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  int64_t tp = options.tp, ep = options.ep;
+  if (ep < 1 || ep > kMaxTensorParallel)
+    return error(
+        llvm::formatv("expert-parallel degree {0} is out of range [1, {1}]", ep,
+                      kMaxTensorParallel));
+  if (ep > 1 && !c.hasMoe)
+    return error(llvm::formatv("--ep={0}: model_type '{1}' has no routed "
+                               "experts to distribute; drop --ep",
+                               ep, c.modelType));
+  if (ep > 1 && c.nRoutedExperts % ep != 0)
+    return error(llvm::formatv(
+        "--ep={0} does not divide {1} = {2}: expert parallelism gives every "
+        "rank whole experts; pick a divisor of {2}",
+        ep, c.expertsField, c.nRoutedExperts));
+  if (c.attention == AttentionKind::GQA) {
+    int64_t kv = c.numKeyValueHeads;
+    if (kv % tp != 0 && tp % kv != 0)
+      return error(llvm::formatv(
+          "num_key_value_heads = {0} and the tensor-parallel degree {1}: "
+          "one must divide the other (KV heads are split, or replicated when "
+          "--tp exceeds them)",
+          kv, tp));
+  }
+  // TP splits the routed experts' intermediate unless they are whole.
+  bool whole = c.routedExpertsWhole || ep > 1;
+  if (c.hasMoe && c.nRoutedExperts > 0 && !whole && tp > 1) {
+    int64_t width = c.moeIntermediateSize;
+    if (width % tp != 0 || (width / tp) % kBlock != 0) {
+      std::string hint;
+      int64_t suggest = tp;
+      while (suggest > 1 && c.nRoutedExperts % suggest != 0)
+        --suggest;
+      return error(llvm::formatv(
+          "--tp={0} cuts each routed expert's {1} = {2} to {3} per rank, not "
+          "a multiple of the {4}-wide weight block; serve the experts "
+          "expert-parallel instead: pass --ep={5} ({6} = {7}, {8} whole "
+          "experts per rank)",
+          tp,
+          c.hasMoe && c.intermediateSize == 0 ? "intermediate_size"
+                                              : "moe_intermediate_size",
+          width,
+          width % tp == 0 ? std::to_string(width / tp)
+                          : llvm::formatv("{0}/{1}", width, tp).str(),
+          kBlock, suggest, c.expertsField, c.nRoutedExperts,
+          c.nRoutedExperts / suggest));
+    }
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error checkDecoderSize(const ModelConfig &config,
@@ -443,7 +377,7 @@ llvm::Error checkDecoderSize(const ModelConfig &config,
 OwningOpRef<ModuleOp> buildDecoderModule(MLIRContext *ctx,
                                          const ModelConfig &config,
                                          const DecoderOptions &options) {
-  return DecoderBuilder(ctx, config, options).build();
+  return modelgen::DecoderBuilder(ctx, config, options).build();
 }
 
 } // namespace fp8q

@@ -1,164 +1,36 @@
 //===- ModelConfig.cpp - Decoder dimensions from a config.json ------------===//
 
-#include "fp8q/ModelGen/ModelConfig.h"
+#include "ConfigReader.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
-
-#include <cmath>
+#include "llvm/ADT/STLExtras.h"
 
 using namespace llvm;
 
 namespace fp8q {
+namespace modelgen {
 namespace {
-/// "a string", "an array", ... for "expected X, got Y" messages.
-StringRef kindName(const json::Value &value) {
-  switch (value.kind()) {
-  case json::Value::Null:
-    return "null";
-  case json::Value::Boolean:
-    return "a boolean";
-  case json::Value::Number:
-    return "a number";
-  case json::Value::String:
-    return "a string";
-  case json::Value::Array:
-    return "an array";
-  case json::Value::Object:
-    return "an object";
-  }
-  llvm_unreachable("unknown JSON kind");
+/// Every family, in the order supportedModelTypes() lists them.
+const Family *const kFamilies[] = {&kMlaFamily,       &kGlm4MoeFamily,
+                                   &kQwen3Family,     &kQwen3MoeFamily,
+                                   &kMiniMaxM2Family, &kLlamaFamily};
+
+const Family *familyOfType(StringRef type) {
+  for (const Family *f : kFamilies)
+    if (llvm::is_contained(f->modelTypes, type))
+      return f;
+  return nullptr;
 }
 
-/// What a wrong value is: its JSON type, and a number's value.
-std::string describe(const json::Value &value) {
-  if (value.kind() == json::Value::Number)
-    return formatv("a number ({0})", value).str();
-  return kindName(value).str();
-}
-
-/// Reads fields of one JSON object, remembering the first error.
-class FieldReader {
-public:
-  FieldReader(const json::Object &object, StringRef fileName, StringRef prefix)
-      : object(object), fileName(fileName), prefix(prefix) {}
-
-  /// A required integer in [1, max] (or [0, max] when `allowZero`).
-  void required(StringRef key, int64_t &out, int64_t max,
-                bool allowZero = false) {
-    const json::Value *value = object.get(key);
-    if (!value)
-      return fail(key, "missing");
-    readInt(key, *value, out, max, allowZero);
-  }
-
-  /// An optional integer in [1, max]: absent or null leaves `out` empty.
-  void optional(StringRef key, std::optional<int64_t> &out, int64_t max) {
-    const json::Value *value = object.get(key);
-    if (!value || value->kind() == json::Value::Null)
-      return;
-    int64_t v = 0;
-    if (readInt(key, *value, v, max, /*allowZero=*/false))
-      out = v;
-  }
-
-  /// An optional number in (0, 1).
-  void optionalFraction(StringRef key, double &out) {
-    const json::Value *value = object.get(key);
-    if (!value)
-      return;
-    std::optional<double> v = value->getAsNumber();
-    if (!v || !std::isfinite(*v) || !(*v > 0.0 && *v < 1.0))
-      return fail(key, "expected a positive number below 1, got " +
-                           describe(*value));
-    out = *v;
-  }
-
-  /// An optional string field: absent (or of another type, after an
-  /// error) gives nullopt.
-  std::optional<StringRef> string(StringRef key) {
-    const json::Value *value = object.get(key);
-    if (!value)
-      return std::nullopt;
-    std::optional<StringRef> s = value->getAsString();
-    if (!s)
-      fail(key, "expected a string, got " + describe(*value));
-    return s;
-  }
-
-  void fail(StringRef key, const Twine &why) {
-    if (!error)
-      error =
-          formatv("{0}: field '{1}{2}': {3}", fileName, prefix, key, why.str())
-              .str();
-  }
-
-  std::optional<std::string> error;
-
-private:
-  bool readInt(StringRef key, const json::Value &value, int64_t &out,
-               int64_t max, bool allowZero) {
-    StringRef sign = allowZero ? "non-negative" : "positive";
-    std::optional<int64_t> v = value.getAsInteger();
-    if (!v) {
-      // An integral number beyond int64 is out of range, not of wrong type.
-      std::optional<double> d = value.getAsNumber();
-      if (d && std::isfinite(*d) && std::trunc(*d) == *d)
-        fail(key, formatv("expected a {0} integer of at most {1}, got {2}",
-                          sign, max, value));
-      else
-        fail(key, "expected an integer, got " + describe(value));
-      return false;
-    }
-    if (*v < 0 || (*v == 0 && !allowZero)) {
-      fail(key, formatv("expected a {0} integer, got {1}", sign, *v));
-      return false;
-    }
-    if (*v > max) {
-      fail(key, formatv("expected a {0} integer of at most {1}, got {2}", sign,
-                        max, *v));
-      return false;
-    }
-    out = *v;
-    return true;
-  }
-
-  const json::Object &object;
-  StringRef fileName, prefix;
-};
-
-/// The `architectures` entries of the supported model types.
-constexpr std::pair<StringRef, StringRef> kArchitectures[] = {
-    {"DeepseekV3ForCausalLM", "deepseek_v3"},
-    {"DeepseekV32ForCausalLM", "deepseek_v32"},
-    {"GlmMoeDsaForCausalLM", "glm_moe_dsa"},
-};
-
-bool isSupportedModelType(StringRef type) {
-  return StringSwitch<bool>(type)
-      .Cases({"deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa"}, true)
-      .Default(false);
-}
-
-/// Model types with a sparse-attention indexer.
-bool hasIndexer(StringRef type) {
-  return type == "deepseek_v32" || type == "glm_moe_dsa";
-}
-
-/// Why a well-known model type is not supported ("" if not well known).
-StringRef unsupportedReason(StringRef type) {
-  return StringSwitch<StringRef>(type)
-      .Cases({"glm4_moe", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-              "qwen3_next", "minimax_m2", "llama", "llama4", "mistral",
-              "mixtral", "gpt_oss"},
-             "grouped-query attention")
-      .Default("");
+std::string supportedArchitectures() {
+  std::string list;
+  for (const Family *f : kFamilies)
+    for (auto [name, type] : f->architectures)
+      list += (list.empty() ? "" : ", ") + name.str();
+  return list;
 }
 
 /// Reads model_type, or the model type `architectures` names; "" when
-/// both are absent (the fields alone then describe the decoder).
+/// both are absent (the MLA fields alone then describe the decoder).
 Expected<std::string> readModelType(const json::Object &root,
                                     StringRef fileName) {
   auto error = [&](const Twine &message) {
@@ -170,13 +42,10 @@ Expected<std::string> readModelType(const json::Object &root,
     if (!type)
       return error("field 'model_type': expected a string, got " +
                    describe(*value));
-    if (isSupportedModelType(*type))
+    if (familyOfType(*type))
       return type->str();
-    StringRef reason = unsupportedReason(*type);
-    std::string why = reason.empty() ? "" : (" (" + reason + ")").str();
-    return error(formatv("model_type '{0}' is not supported{1}; supported: {2} "
-                         "(MLA + MoE decoders)",
-                         *type, why, kSupportedModelTypes));
+    return error(formatv("model_type '{0}' is not supported; supported: {1}",
+                         *type, supportedModelTypes()));
   }
   const json::Value *value = root.get("architectures");
   if (!value)
@@ -191,17 +60,45 @@ Expected<std::string> readModelType(const json::Object &root,
   if (!arch)
     return error("field 'architectures': expected strings, got " +
                  describe(list->front()));
-  for (auto [name, type] : kArchitectures)
-    if (*arch == name)
-      return type.str();
-  std::string supported;
-  for (auto [name, type] : kArchitectures)
-    supported += (supported.empty() ? "" : ", ") + name.str();
+  for (const Family *f : kFamilies)
+    for (auto [name, type] : f->architectures)
+      if (*arch == name)
+        return type.str();
   return error(formatv("architectures '{0}' is not supported (and model_type "
                        "is absent); supported: {1}, or model_type {2}",
-                       *arch, supported, kSupportedModelTypes));
+                       *arch, supportedArchitectures(), supportedModelTypes()));
 }
 } // namespace
+} // namespace modelgen
+
+using namespace modelgen;
+
+std::string supportedModelTypes() {
+  std::string list;
+  for (const Family *f : kFamilies)
+    for (StringRef t : f->modelTypes)
+      list += (list.empty() ? "" : ", ") + t.str();
+  return list;
+}
+
+bool ModelConfig::isMoeLayer(int64_t l) const {
+  if (!hasMoe || l < firstKDenseReplace)
+    return false;
+  if (llvm::is_contained(mlpOnlyLayers, l))
+    return false;
+  return (l + 1) % decoderSparseStep == 0;
+}
+
+bool ModelConfig::keepsBf16(StringRef name) const {
+  for (StringRef entry : modulesToNotConvert) {
+    if (entry.consume_front("model."); entry == name)
+      return true;
+    if (name.ends_with(entry) && (name.size() == entry.size() ||
+                                  name[name.size() - entry.size() - 1] == '.'))
+      return true;
+  }
+  return false;
+}
 
 Expected<ModelConfig> parseModelConfig(StringRef text, StringRef fileName) {
   Expected<json::Value> parsed = json::parse(text);
@@ -222,27 +119,13 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef fileName) {
   c.modelType = std::move(*modelType);
 
   FieldReader r(*root, fileName, "");
-  r.required("hidden_size", c.hiddenSize, kMaxWidth);
-  r.required("num_hidden_layers", c.numHiddenLayers, kMaxLayers);
-  r.required("num_attention_heads", c.numAttentionHeads, kMaxHeads);
-  r.optional("q_lora_rank", c.qLoraRank, kMaxWidth);
-  r.required("kv_lora_rank", c.kvLoraRank, kMaxWidth);
-  r.required("qk_nope_head_dim", c.qkNopeHeadDim, kMaxHeadDim);
-  r.required("qk_rope_head_dim", c.qkRopeHeadDim, kMaxHeadDim);
-  r.required("v_head_dim", c.vHeadDim, kMaxHeadDim);
-  r.required("intermediate_size", c.intermediateSize, kMaxWidth);
-  r.required("moe_intermediate_size", c.moeIntermediateSize, kMaxWidth);
-  r.required("n_shared_experts", c.nSharedExperts, kMaxSharedExperts,
-             /*allowZero=*/true);
-  r.required("n_routed_experts", c.nRoutedExperts, kMaxExperts,
-             /*allowZero=*/true);
-  r.required("num_experts_per_tok", c.numExpertsPerTok, kMaxExperts,
-             /*allowZero=*/true);
-  r.required("first_k_dense_replace", c.firstKDenseReplace, kMaxLayers,
-             /*allowZero=*/true);
-  r.optional("index_n_heads", c.indexNHeads, kMaxHeads);
-  r.optional("index_head_dim", c.indexHeadDim, kMaxHeadDim);
-  r.optionalFraction("rms_norm_eps", c.rmsNormEps);
+  // An MLA decoder when neither model_type nor architectures names one.
+  const Family *family =
+      c.modelType.empty() ? &kMlaFamily : familyOfType(c.modelType);
+  // The family's cross-field error comes after quantization_config's.
+  std::string familyError;
+  if (Error e = family->read(r, c, fileName))
+    familyError = toString(std::move(e));
   if (r.error)
     return createStringError(inconvertibleErrorCode(), "%s", r.error->c_str());
 
@@ -268,7 +151,9 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef fileName) {
            formatv("fp8q supports \"fp8\" (block-FP8 checkpoints), got "
                    "\"{0}\"",
                    *method));
-  if (std::optional<StringRef> fmt = q.string("fmt"); fmt && *fmt != "e4m3")
+  // MiniMax-M2 spells E4M3 as torch does.
+  if (std::optional<StringRef> fmt = q.string("fmt");
+      fmt && *fmt != "e4m3" && *fmt != "float8_e4m3fn")
     q.fail("fmt",
            formatv("fp8q supports \"e4m3\" (FP8 E4M3 weights), got \"{0}\"",
                    *fmt));
@@ -297,8 +182,12 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef fileName) {
              formatv("fp8q supports [128, 128] blocks, got [{0}, {1}]",
                      c.blockN, c.blockK));
   }
+  q.stringList("modules_to_not_convert", c.modulesToNotConvert);
   if (q.error)
     return createStringError(inconvertibleErrorCode(), "%s", q.error->c_str());
+  if (!familyError.empty())
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             familyError.c_str());
 
   // Cross-field rules.
   auto fail = [&](StringRef field, const Twine &why) -> Error {
@@ -306,26 +195,23 @@ Expected<ModelConfig> parseModelConfig(StringRef text, StringRef fileName) {
                              fileName.str().c_str(), field.str().c_str(),
                              why.str().c_str());
   };
-  if (c.indexNHeads.has_value() != c.indexHeadDim.has_value())
-    return fail(c.indexNHeads ? "index_head_dim" : "index_n_heads",
-                "the indexer needs both index_n_heads and index_head_dim");
-  if (hasIndexer(c.modelType) && !c.indexNHeads)
-    return fail("index_n_heads",
-                formatv("missing (model_type '{0}' has a sparse-attention "
-                        "indexer: index_n_heads and index_head_dim)",
-                        c.modelType));
   if (c.firstKDenseReplace > c.numHiddenLayers)
     return fail("first_k_dense_replace",
                 formatv("{0} exceeds num_hidden_layers = {1}",
                         c.firstKDenseReplace, c.numHiddenLayers));
   if (c.numExpertsPerTok > c.nRoutedExperts)
     return fail("num_experts_per_tok",
-                formatv("{0} exceeds n_routed_experts = {1}",
-                        c.numExpertsPerTok, c.nRoutedExperts));
+                formatv("{0} exceeds {1} = {2}", c.numExpertsPerTok,
+                        c.expertsField, c.nRoutedExperts));
   if (c.hiddenSize % c.blockK != 0)
     return fail(
         "hidden_size",
         formatv("{0} is not a multiple of the 128-wide block", c.hiddenSize));
+  for (int64_t l : c.mlpOnlyLayers)
+    if (l >= c.numHiddenLayers)
+      return fail("mlp_only_layers",
+                  formatv("layer {0} is past num_hidden_layers = {1}", l,
+                          c.numHiddenLayers));
   return c;
 }
 

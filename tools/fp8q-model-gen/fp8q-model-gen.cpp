@@ -1,6 +1,6 @@
 //===- fp8q-model-gen.cpp - config.json -> fp8q IR ------------------------===//
 //
-// Reads a Hugging Face config.json of an MLA + MoE decoder and writes the
+// Reads a Hugging Face config.json of a block-FP8 decoder and writes the
 // fp8q IR of one decode step: every FP8 linear boundary, ready for
 // --fp8q-select-kernels and --fp8q-propagate-scale-layout.
 //
@@ -45,6 +45,12 @@ static cl::opt<int64_t>
              cl::desc("Tensor-parallel degree, 1 to 1024; it must divide "
                       "num_attention_heads (default: 1)"),
              cl::value_desc("n"), cl::init(1), cl::cat(category));
+static cl::opt<int64_t> epDegree(
+    "ep",
+    cl::desc("Expert-parallel degree, 1 to 1024: routed experts distributed "
+             "whole across ranks; it must divide the expert count (default: "
+             "1, routed experts split by --tp)"),
+    cl::value_desc("n"), cl::init(1), cl::cat(category));
 static cl::opt<std::string>
     tokens("tokens",
            cl::desc("Tokens per step M: 1 to 1048576, or '?' for a dynamic "
@@ -76,9 +82,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "fp8q-model-gen: config.json -> fp8q IR\n\n"
-      "Reads the Hugging Face config.json of a block-FP8 MLA + MoE decoder\n"
+      "Reads the Hugging Face config.json of a block-FP8 decoder\n"
       "(model_type " +
-          std::string(fp8q::kSupportedModelTypes) +
+          fp8q::supportedModelTypes() +
           ") and writes the fp8q IR\nof one decode step.\n");
 
   fp8q::DecoderOptions options;
@@ -91,6 +97,10 @@ int main(int argc, char **argv) {
     return fail(formatv("--tp must be an integer from 1 to {0}, got {1}",
                         fp8q::kMaxTensorParallel, tpDegree.getValue()));
   options.tp = tpDegree;
+  if (epDegree < 1 || epDegree > fp8q::kMaxTensorParallel)
+    return fail(formatv("--ep must be an integer from 1 to {0}, got {1}",
+                        fp8q::kMaxTensorParallel, epDegree.getValue()));
+  options.ep = epDegree;
   if (numLayers < 0 || numLayers > fp8q::kMaxLayers)
     return fail(formatv("--layers must be an integer from 1 to {0} (or 0 for "
                         "num_hidden_layers), got {1}",
@@ -115,6 +125,8 @@ int main(int argc, char **argv) {
   if (!config)
     return fail(toString(config.takeError()));
   if (Error e = fp8q::checkDecoderSize(*config, options))
+    return fail(inputFile + ": " + toString(std::move(e)));
+  if (Error e = fp8q::checkParallelism(*config, options))
     return fail(inputFile + ": " + toString(std::move(e)));
 
   mlir::MLIRContext context;

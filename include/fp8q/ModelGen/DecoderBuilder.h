@@ -1,10 +1,10 @@
-//===- DecoderBuilder.h - fp8q IR for an MLA + MoE decoder ------*- C++ -*-===//
+//===- DecoderBuilder.h - fp8q IR for a block-FP8 decoder -------*- C++ -*-===//
 //
-// Builds the fp8q IR of one decode step of an MLA + MoE decoder: every FP8
-// linear boundary (fused q_a/kv_a, q_b, kv_b, o_proj, indexer projections,
-// dense MLP, shared and routed experts) with its producers (RMSNorm+quant,
-// quant, communicator handoff of pre-quantized pairs). Kernels and scale
-// layouts are left to --fp8q-select-kernels and
+// Builds the fp8q IR of one decode step of a block-FP8 decoder: every FP8
+// linear boundary (MLA: fused q_a/kv_a, q_b, kv_b, indexer projections; GQA:
+// q/k/v; o_proj, dense MLP, shared and routed experts) with its producers
+// (RMSNorm+quant, quant, communicator handoff of pre-quantized pairs). Kernels
+// and scale layouts are left to --fp8q-select-kernels and
 // --fp8q-propagate-scale-layout.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +35,10 @@ struct DecoderOptions {
   std::string rocm = "7.2";
   /// Tensor-parallel degree: attention heads and MLP widths are split by it.
   int64_t tp = 1;
+  /// Expert-parallel degree: routed experts are distributed whole across
+  /// ranks (each computes at full width); it must divide the expert count.
+  /// 1: the routed experts of the GQA families are split by `tp`.
+  int64_t ep = 1;
   /// Tokens per step (M); ShapedType::kDynamic for `?`.
   int64_t tokens = 16;
   /// Put the MoE layers in one scf.for over stacked weights.
@@ -51,6 +55,12 @@ int64_t estimateDecoderOps(const ModelConfig &config,
 /// kMaxDecoderOps, before anything is built; the message names the fields
 /// and options to change.
 llvm::Error checkDecoderSize(const ModelConfig &config,
+                             const DecoderOptions &options);
+
+/// Checks --tp and --ep against the config: --ep divides the expert count,
+/// the KV heads split or replicate over --tp, and --tp does not cut a routed
+/// expert below or off the 128-wide block (the message suggests --ep).
+llvm::Error checkParallelism(const ModelConfig &config,
                              const DecoderOptions &options);
 
 /// Builds the module; returns null after emitting a diagnostic on a shape
