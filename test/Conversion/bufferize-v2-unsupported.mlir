@@ -4,7 +4,7 @@
 // error, never a crash or a misread strided view.
 
 func.func @swizzled_result(%x: tensor<?x512xbf16>) -> tensor<?x16xf8E8M0FNU> {
-  // expected-error @+1 {{'fp8q.quantize' op a result has SPEC v2 element type 'f4E2M1FN', and v2 formats and scale layouts are not lowered yet}}
+  // expected-error @+1 {{'fp8q.quantize' op a result has SPEC v2 element type f4E2M1FN, and v2 formats and scale layouts are not lowered yet}}
   %q, %s = fp8q.quantize %x {group_size = 32}
       : tensor<?x512xbf16> -> tensor<?x512xf4E2M1FN>,
         tensor<?x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>

@@ -23,6 +23,13 @@ protected:
   MLIRContext ctx;
   static constexpr int64_t kDyn = ShapedType::kDynamic;
 
+  /// The attribute as fp8q-opt prints it, for failure messages.
+  static std::string str(Attribute attr) {
+    std::string text;
+    llvm::raw_string_ostream(text) << attr;
+    return text;
+  }
+
   /// Every layout the dialect has, with a few aligns.
   SmallVector<LayoutAttr> allLayouts() {
     return {LayoutAttr::getRowMajor(&ctx),
@@ -66,7 +73,7 @@ TEST_F(ScaleLayoutV2Test, ExhaustiveSmallShapesMatchTheFormulas) {
           bool want = sameBytes(a, b, m, g);
           equalPairs += want && a != b;
           ASSERT_EQ(areEquivalentLayouts(a, b, {m, g}), want)
-              << a << " vs " << b << " on [" << m << ", " << g << "]";
+              << str(a) << " vs " << str(b) << " on [" << m << ", " << g << "]";
         }
   // The sweep does reach distinct layouts that are equal.
   EXPECT_GT(equalPairs, 0);
@@ -81,8 +88,8 @@ TEST_F(ScaleLayoutV2Test, PaddedLayoutsNeedEqualAllocations) {
   // M == 1, G == 3: same offsets, but pack4 allocates a whole word.
   EXPECT_FALSE(areEquivalentLayouts(row, pack1, {1, 3}));
   // pack4 with align 4 pads M == 1 to 4 words.
-  EXPECT_FALSE(areEquivalentLayouts(row, LayoutAttr::getColMajorPack4(&ctx, 4),
-                                    {1, 4}));
+  EXPECT_FALSE(
+      areEquivalentLayouts(row, LayoutAttr::getColMajorPack4(&ctx, 4), {1, 4}));
   // A single scale lands on byte 0 of every layout, but the tiles pad.
   LayoutAttr swz = LayoutAttr::getTiled(&ctx, ScaleOrder::Swizzle32x4x4);
   LayoutAttr cdna = LayoutAttr::getTiled(&ctx, ScaleOrder::Cdna4Mx);
@@ -100,8 +107,8 @@ TEST_F(ScaleLayoutV2Test, DynamicMOnlyWhenTheFormulasAreEqual) {
   EXPECT_TRUE(areEquivalentLayouts(swz, swz, {kDyn, 8}));
   EXPECT_TRUE(areEquivalentLayouts(pack4, pack4, {kDyn, 8}));
   EXPECT_FALSE(areEquivalentLayouts(swz, cdna, {kDyn, 8}));
-  EXPECT_FALSE(areEquivalentLayouts(pack4, LayoutAttr::getColMajorPack4(&ctx, 1),
-                                    {kDyn, 8}));
+  EXPECT_FALSE(areEquivalentLayouts(
+      pack4, LayoutAttr::getColMajorPack4(&ctx, 1), {kDyn, 8}));
   EXPECT_FALSE(
       areEquivalentLayouts(pack4, LayoutAttr::getColMajor(&ctx, 4), {kDyn, 1}));
   EXPECT_FALSE(
@@ -140,8 +147,8 @@ TEST_F(ScaleLayoutV2Test, FormatTable) {
   Builder b(&ctx);
   Type e4m3 = b.getType<Float8E4M3FNType>(), e5m2 = b.getType<Float8E5M2Type>(),
        fnuz = b.getType<Float8E4M3FNUZType>(),
-       fp4 = b.getType<Float4E2M1FNType>(), e8m0 = b.getType<Float8E8M0FNUType>(),
-       f32 = b.getF32Type();
+       fp4 = b.getType<Float4E2M1FNType>(),
+       e8m0 = b.getType<Float8E8M0FNUType>(), f32 = b.getF32Type();
   std::string why;
   EXPECT_EQ(getBlockFormat(e4m3, f32, 128, &why), BlockFormat::Fp8Block);
   EXPECT_EQ(getBlockFormat(fnuz, f32, 64, &why), BlockFormat::Fp8Block);
@@ -153,11 +160,16 @@ TEST_F(ScaleLayoutV2Test, FormatTable) {
   EXPECT_EQ(getBlockFormat(fp4, e4m3, 32, &why), std::nullopt);
   EXPECT_EQ(getBlockFormat(e5m2, f32, 128, &why), std::nullopt);
   EXPECT_EQ(getBlockFormat(fnuz, e8m0, 32, &why), std::nullopt);
-  EXPECT_EQ(getDefaultScaleRounding(BlockFormat::Fp8Block), ScaleRounding::Exact);
-  EXPECT_EQ(getDefaultScaleRounding(BlockFormat::MxFp4), ScaleRounding::Pow2Ceil);
+  EXPECT_EQ(getDefaultScaleRounding(BlockFormat::Fp8Block),
+            ScaleRounding::Exact);
+  EXPECT_EQ(getDefaultScaleRounding(BlockFormat::MxFp4),
+            ScaleRounding::Pow2Ceil);
   EXPECT_EQ(getDefaultScaleRounding(BlockFormat::NvFp4), ScaleRounding::E4M3);
-  EXPECT_TRUE(isScaleRoundingAllowed(BlockFormat::MxFp8, ScaleRounding::Pow2Floor));
-  EXPECT_FALSE(isScaleRoundingAllowed(BlockFormat::MxFp8, ScaleRounding::Exact));
-  EXPECT_FALSE(isScaleRoundingAllowed(BlockFormat::NvFp4, ScaleRounding::Pow2Ceil));
+  EXPECT_TRUE(
+      isScaleRoundingAllowed(BlockFormat::MxFp8, ScaleRounding::Pow2Floor));
+  EXPECT_FALSE(
+      isScaleRoundingAllowed(BlockFormat::MxFp8, ScaleRounding::Exact));
+  EXPECT_FALSE(
+      isScaleRoundingAllowed(BlockFormat::NvFp4, ScaleRounding::Pow2Ceil));
 }
 } // namespace

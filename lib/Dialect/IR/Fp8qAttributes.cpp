@@ -180,8 +180,7 @@ static std::optional<std::pair<int, int>> parseVersion(StringRef text) {
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef arch, StringRef rocm) {
-  if (arch != "gfx942" && arch != "gfx950" && arch != "sm90" &&
-      arch != "sm100")
+  if (arch != "gfx942" && arch != "gfx950" && arch != "sm90" && arch != "sm100")
     return emitError() << "unknown target arch '" << arch
                        << "'; expected one of gfx942, gfx950, sm90, sm100";
   if (!rocm.empty() && !parseVersion(rocm))

@@ -143,9 +143,10 @@ LogicalResult QuantizeOp::verify() {
       rounding && !isScaleRoundingAllowed(*format, *rounding))
     return emitOpError() << "scale_rounding "
                          << stringifyScaleRounding(*rounding)
-                         << " is not allowed for " << getBlockFormatName(*format)
-                         << " (" << qElement << " q, " << scaleElement
-                         << " scales); use " << allowedRoundings(*format)
+                         << " is not allowed for "
+                         << getBlockFormatName(*format) << " (" << qElement
+                         << " q, " << scaleElement << " scales); use "
+                         << allowedRoundings(*format)
                          << ", or drop it for the default "
                          << stringifyScaleRounding(
                                 getDefaultScaleRounding(*format));
@@ -223,8 +224,8 @@ static LogicalResult verifyV2Gemm(GemmOp op, int64_t m, int64_t n, int64_t k) {
     return failure();
   if (Attribute encoding = wType.getEncoding();
       encoding && !isa<WeightLayoutAttr>(encoding))
-    return op.emitOpError() << "w encoding must be #fp8q.weight_layout, got "
-                            << encoding;
+    return op.emitOpError()
+           << "w encoding must be #fp8q.weight_layout, got " << encoding;
   int64_t groups = xsType.getDimSize(1);
   if (ShapedType::isDynamic(groups) || k % groups != 0)
     return op.emitOpError()

@@ -11,12 +11,13 @@ using namespace mlir;
 
 // The enum values are the C codes the runtime ABI takes.
 static_assert(static_cast<int>(fp8q::ScaleRounding::Exact) ==
-                  FP8Q_ROUND_EXACT &&
-              static_cast<int>(fp8q::ScaleRounding::Pow2Ceil) ==
-                  FP8Q_ROUND_POW2_CEIL &&
-              static_cast<int>(fp8q::ScaleRounding::Pow2Floor) ==
-                  FP8Q_ROUND_POW2_FLOOR &&
-              static_cast<int>(fp8q::ScaleRounding::E4M3) == FP8Q_ROUND_E4M3,
+                      FP8Q_ROUND_EXACT &&
+                  static_cast<int>(fp8q::ScaleRounding::Pow2Ceil) ==
+                      FP8Q_ROUND_POW2_CEIL &&
+                  static_cast<int>(fp8q::ScaleRounding::Pow2Floor) ==
+                      FP8Q_ROUND_POW2_FLOOR &&
+                  static_cast<int>(fp8q::ScaleRounding::E4M3) ==
+                      FP8Q_ROUND_E4M3,
               "ScaleRounding must match fp8q_scale_rounding");
 
 /// Above this many (m, g) pairs the exhaustive byte comparison is skipped
@@ -176,6 +177,17 @@ std::optional<BlockFormat> getBlockFormat(Type q, Type scale, int64_t group,
                 qName + " q");
   }
   return fail("unsupported scale element type");
+}
+
+std::optional<BlockFormat> getGemmFormat(GemmOp gemm) {
+  auto qType = cast<RankedTensorType>(gemm.getQ().getType());
+  auto xsType = cast<RankedTensorType>(gemm.getXScale().getType());
+  int64_t k = qType.getDimSize(1), groups = xsType.getDimSize(1);
+  if (ShapedType::isDynamic(k) || ShapedType::isDynamic(groups) ||
+      groups <= 0 || k % groups != 0)
+    return std::nullopt;
+  return getBlockFormat(qType.getElementType(), xsType.getElementType(),
+                        k / groups, nullptr);
 }
 
 StringRef getBlockFormatName(BlockFormat format) {

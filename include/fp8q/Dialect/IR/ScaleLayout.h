@@ -75,6 +75,10 @@ std::optional<BlockFormat> getBlockFormat(mlir::Type qElement,
                                           mlir::Type scaleElement,
                                           int64_t groupSize, std::string *why);
 
+/// The format of a gemm's x side (q, x_scale, the group K / G read from
+/// x_scale's shape); the verifier has made the w side agree.
+std::optional<BlockFormat> getGemmFormat(GemmOp gemm);
+
 /// SPEC name of a format ("MXFP8", ...), for messages.
 llvm::StringRef getBlockFormatName(BlockFormat format);
 
