@@ -120,8 +120,10 @@ std::pair<Value, Value> DecoderBuilder::rmsNormQuant(Value x, int64_t k,
 
 std::pair<Value, Value> DecoderBuilder::quant(Value x, int64_t k,
                                               StringRef name) {
-  auto op = QuantizeOp::create(b, loc(name), fp8Act(k), scale(k), x,
-                               b.getI64IntegerAttr(kBlock));
+  auto op =
+      QuantizeOp::create(b, loc(name), fp8Act(k), scale(k), x,
+                         /*global_scale=*/Value(), b.getI64IntegerAttr(kBlock),
+                         /*scale_rounding=*/nullptr);
   return {op.getQ(), op.getScale()};
 }
 

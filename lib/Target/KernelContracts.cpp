@@ -19,6 +19,14 @@ static_assert(static_cast<int>(Kernel::CkBpreshuffle) ==
                   static_cast<int>(Kernel::Reference) == FP8Q_KERNEL_REFERENCE,
               "fp8q::Kernel and fp8q_kernel must agree");
 
+static_assert(FP8Q_FORMAT_FP8_1X128 == 1u << int(BlockFormat::Fp8Block) &&
+                  FP8Q_FORMAT_FP8_1X128_E8M0 ==
+                      1u << int(BlockFormat::Fp8BlockE8M0) &&
+                  FP8Q_FORMAT_MXFP8 == 1u << int(BlockFormat::MxFp8) &&
+                  FP8Q_FORMAT_MXFP4 == 1u << int(BlockFormat::MxFp4) &&
+                  FP8Q_FORMAT_NVFP4 == 1u << int(BlockFormat::NvFp4),
+              "BlockFormat and FP8Q_FORMAT_* must agree");
+
 const fp8q_kernel_contract &getKernelContract(Kernel kernel) {
   return fp8q_kernel_contracts[static_cast<int>(kernel)];
 }
@@ -82,11 +90,30 @@ std::string describeRequirement(Kernel kernel, GemmOperand operand) {
   llvm_unreachable("unknown requirement");
 }
 
+bool kernelReadsFormat(Kernel kernel, BlockFormat format) {
+  return getKernelContract(kernel).formats & (1u << int(format));
+}
+
+std::string describeFormats(Kernel kernel) {
+  std::string text;
+  for (BlockFormat format :
+       {BlockFormat::Fp8Block, BlockFormat::Fp8BlockE8M0, BlockFormat::MxFp8,
+        BlockFormat::MxFp4, BlockFormat::NvFp4}) {
+    if (!kernelReadsFormat(kernel, format))
+      continue;
+    if (!text.empty())
+      text += ", ";
+    text += getBlockFormatName(format).str();
+  }
+  return text;
+}
+
 unsigned getArchBit(TargetAttr target) {
   return llvm::StringSwitch<unsigned>(target.getArch())
       .Case("gfx942", FP8Q_ARCH_GFX942)
       .Case("gfx950", FP8Q_ARCH_GFX950)
       .Case("sm90", FP8Q_ARCH_SM90)
+      .Case("sm100", FP8Q_ARCH_SM100)
       .Default(0);
 }
 

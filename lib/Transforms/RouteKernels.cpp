@@ -96,7 +96,8 @@ struct RouteKernelsPass
 private:
   /// Sets `kernel` on a gemm without one, or replaces it by the two
   /// variants under an `scf.if` on M.
-  void routeGemm(GemmOp gemm, TargetAttr target, const TunedShapeTable &table);
+  LogicalResult routeGemm(GemmOp gemm, TargetAttr target,
+                          const TunedShapeTable &table);
   /// Sets the kernel attribute and counts it.
   void setKernel(GemmOp gemm, Kernel kernel);
 
@@ -151,8 +152,42 @@ void RouteKernelsPass::setKernel(GemmOp gemm, Kernel kernel) {
   }
 }
 
-void RouteKernelsPass::routeGemm(GemmOp gemm, TargetAttr target,
-                                 const TunedShapeTable &table) {
+/// SPEC v2 formats, and every gemm on a target the SGLang policy does not
+/// cover (sm100), go to the first kernel of the contract table that runs on
+/// the target and reads the format; the CPU reference is never chosen.
+static std::optional<Kernel> chooseByFormat(TargetAttr target,
+                                            BlockFormat format) {
+  for (int i = 0; i < FP8Q_KERNEL_COUNT; ++i) {
+    auto kernel = static_cast<Kernel>(i);
+    if (kernel == Kernel::Reference || !kernelReadsFormat(kernel, format))
+      continue;
+    if (allowedOn(kernel, target))
+      return kernel;
+  }
+  return std::nullopt;
+}
+
+LogicalResult RouteKernelsPass::routeGemm(GemmOp gemm, TargetAttr target,
+                                          const TunedShapeTable &table) {
+  std::optional<BlockFormat> format = getGemmFormat(gemm);
+  if ((format && *format != BlockFormat::Fp8Block) ||
+      getArchBit(target) == FP8Q_ARCH_SM100) {
+    BlockFormat want = format.value_or(BlockFormat::Fp8Block);
+    if (std::optional<Kernel> kernel = chooseByFormat(target, want)) {
+      setKernel(gemm, *kernel);
+      return success();
+    }
+    return fp8q::emitOpErrorAt(gemm)
+           << "reads " << getBlockFormatName(want) << " (q "
+           << cast<RankedTensorType>(gemm.getQ().getType()).getElementType()
+           << ", x_scale "
+           << cast<RankedTensorType>(gemm.getXScale().getType())
+                  .getElementType()
+           << "), and no kernel of the contract table reads it on "
+           << target.getArch()
+           << "; set `kernel = #fp8q.kernel<reference>` to run it on the CPU "
+              "reference, or target an architecture with such a kernel";
+  }
   auto qType = cast<RankedTensorType>(gemm.getQ().getType());
   auto wType = cast<RankedTensorType>(gemm.getW().getType());
   Route route = chooseKernel(target, qType.getDimSize(0), wType.getDimSize(0),
@@ -161,7 +196,7 @@ void RouteKernelsPass::routeGemm(GemmOp gemm, TargetAttr target,
                           << getKernelContract(route.kernel).name << "\n");
   if (!route.splitAboveM) {
     setKernel(gemm, route.kernel);
-    return;
+    return success();
   }
   // Dynamic M past a per-shape limit: the choice is made at run time, and
   // both variants stay visible to layout propagation.
@@ -190,6 +225,7 @@ void RouteKernelsPass::routeGemm(GemmOp gemm, TargetAttr target,
   gemm.getOut().replaceAllUsesWith(ifOp.getResult(0));
   gemm.erase();
   ++numMBranches;
+  return success();
 }
 
 void RouteKernelsPass::runOnOperation() {
@@ -237,8 +273,11 @@ void RouteKernelsPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  bool failedAny = false;
   for (GemmOp gemm : unrouted)
-    routeGemm(gemm, target, table);
+    failedAny |= failed(routeGemm(gemm, target, table));
+  if (failedAny)
+    signalPassFailure();
 }
 
 } // namespace

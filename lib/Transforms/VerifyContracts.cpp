@@ -38,6 +38,17 @@ struct VerifyContractsPass
              << "has no kernel, so its contract cannot be checked; run "
                 "--fp8q-select-kernels or set `kernel`";
     StringRef name = getKernelContract(*kernel).name;
+    if (std::optional<BlockFormat> format = getGemmFormat(gemm);
+        format && !kernelReadsFormat(*kernel, *format))
+      return fp8q::emitOpErrorAt(gemm)
+             << "breaks the " << name << " contract: kernel " << name
+             << " reads " << describeFormats(*kernel) << ", got "
+             << getBlockFormatName(*format) << " (q "
+             << cast<RankedTensorType>(gemm.getQ().getType()).getElementType()
+             << ", x_scale "
+             << cast<RankedTensorType>(gemm.getXScale().getType())
+                    .getElementType()
+             << ")";
     auto scaleType = cast<RankedTensorType>(gemm.getXScale().getType());
     LayoutAttr actual = getScaleLayout(scaleType);
     if (!scaleLayoutSatisfies(*kernel, actual, scaleType.getShape()))

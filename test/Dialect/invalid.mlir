@@ -59,7 +59,7 @@ func.func @q_shape(%x: tensor<4x256xbf16>) {
 // -----
 
 func.func @q_not_fp8(%x: tensor<4x256xbf16>) {
-  // expected-error @+1 {{result #0 must be 2D tensor of fp8 (f8E4M3FN or f8E4M3FNUZ) values}}
+  // expected-error @+1 {{result #0 must be 2D tensor of quantized element (f8E4M3FN, f8E4M3FNUZ, f8E5M2 or f4E2M1FN) values}}
   %q, %s = fp8q.quantize %x : tensor<4x256xbf16> -> tensor<4x256xi8>, tensor<4x2xf32>
   return
 }
@@ -131,8 +131,7 @@ func.func @align_row_major(%x: tensor<4x2xf32, #fp8q.layout<row_major, align = 4
 
 // -----
 
-// expected-error @+2 {{expected ::fp8q::ScaleOrder to be one of: row_major, col_major}}
-// expected-error @+1 {{failed to parse Fp8q_LayoutAttr parameter 'order'}}
+// expected-error @+1 {{expected one of row_major, col_major, swizzle_32_4_4, cdna4_mx; got 'diagonal'}}
 func.func @unknown_layout(%x: tensor<4x2xf32, #fp8q.layout<diagonal>>)
 
 // -----
@@ -326,7 +325,7 @@ func.func @materialize_shape(%s: tensor<4x2xf32>) {
 // -----
 
 func.func @materialize_element_type(%s: tensor<4x2xf32>) {
-  // expected-error @+1 {{result #0 must be 2D tensor of 32-bit float values}}
+  // expected-error @+1 {{result #0 must be 2D tensor of scale element (f32, f8E8M0FNU or f8E4M3FN) values}}
   %c = fp8q.materialize %s : tensor<4x2xf32> -> tensor<4x2xf16>
   return
 }

@@ -60,6 +60,18 @@ enum {
   FP8Q_ARCH_GFX950 = 1u << 1,
   FP8Q_ARCH_SM90 = 1u << 2,
   FP8Q_ARCH_CPU = 1u << 3,
+  FP8Q_ARCH_SM100 = 1u << 4,
+};
+
+/// Block-scaled formats (SPEC v2's format table), as a bit set: what a
+/// kernel's q / w and scales may be.
+enum {
+  FP8Q_FORMAT_FP8_1X128 = 1u << 0,      /* fp8 q, f32 scales */
+  FP8Q_FORMAT_FP8_1X128_E8M0 = 1u << 1, /* fp8 q, e8m0 scales, group 128 */
+  FP8Q_FORMAT_MXFP8 = 1u << 2,          /* E4M3 / E5M2 q, e8m0, group 32 */
+  FP8Q_FORMAT_MXFP4 = 1u << 3,          /* E2M1 q, e8m0, group 32 */
+  FP8Q_FORMAT_NVFP4 = 1u << 4,          /* E2M1 q, e4m3, group 16 */
+  FP8Q_FORMAT_ALL = (1u << 5) - 1,
 };
 
 /// The block-scale block width: activation scales cover 1x128 groups of K
@@ -76,6 +88,7 @@ typedef struct fp8q_kernel_contract {
   fp8q_fp8_req fp8;                   /* fp8 element type */
   unsigned archs;                     /* FP8Q_ARCH_* bits it runs on */
   int min_rocm_major, min_rocm_minor; /* 0, 0: no ROCm constraint */
+  unsigned formats;                   /* FP8Q_FORMAT_* bits it reads */
 } fp8q_kernel_contract;
 
 /// The table, indexed by fp8q_kernel. Weight scales are row-major
@@ -83,19 +96,22 @@ typedef struct fp8q_kernel_contract {
 static const fp8q_kernel_contract fp8q_kernel_contracts[FP8Q_KERNEL_COUNT] = {
     /* ROCm 7.0 hipcc miscompiles the bpreshuffle kernel: >= 7.2 only. */
     {"ck_bpreshuffle", FP8Q_SCALE_COL_MAJOR, 1, FP8Q_WEIGHT_PRESHUFFLE_16X16,
-     FP8Q_FP8_E4M3FN, FP8Q_ARCH_GFX950, 7, 2},
+     FP8Q_FP8_E4M3FN, FP8Q_ARCH_GFX950, 7, 2, FP8Q_FORMAT_FP8_1X128},
     {"ck", FP8Q_SCALE_ROW_MAJOR, 1, FP8Q_WEIGHT_PLAIN, FP8Q_FP8_PER_TARGET,
-     FP8Q_ARCH_GFX942 | FP8Q_ARCH_GFX950, 0, 0},
+     FP8Q_ARCH_GFX942 | FP8Q_ARCH_GFX950, 0, 0, FP8Q_FORMAT_FP8_1X128},
+    /* SPEC v2 widens triton to the MX formats with strided scales only;
+       until the table can say "strided only" it reads FP8 1x128. */
     {"triton", FP8Q_SCALE_ANY, 1, FP8Q_WEIGHT_PLAIN, FP8Q_FP8_PER_TARGET,
-     FP8Q_ARCH_GFX942 | FP8Q_ARCH_GFX950, 0, 0},
+     FP8Q_ARCH_GFX942 | FP8Q_ARCH_GFX950, 0, 0, FP8Q_FORMAT_FP8_1X128},
     /* DeepGEMM pads M to a multiple of 4 (16-byte TMA rows). */
     {"deepgemm", FP8Q_SCALE_COL_MAJOR, 4, FP8Q_WEIGHT_PLAIN, FP8Q_FP8_E4M3FN,
-     FP8Q_ARCH_SM90, 0, 0},
+     FP8Q_ARCH_SM90, 0, 0, FP8Q_FORMAT_FP8_1X128},
     {"cublas", FP8Q_SCALE_COL_MAJOR, 1, FP8Q_WEIGHT_PLAIN, FP8Q_FP8_E4M3FN,
-     FP8Q_ARCH_SM90, 0, 0},
+     FP8Q_ARCH_SM90, 0, 0, FP8Q_FORMAT_FP8_1X128},
     {"reference", FP8Q_SCALE_ANY, 1, FP8Q_WEIGHT_ANY, FP8Q_FP8_ANY,
-     FP8Q_ARCH_GFX942 | FP8Q_ARCH_GFX950 | FP8Q_ARCH_SM90 | FP8Q_ARCH_CPU, 0,
-     0},
+     FP8Q_ARCH_GFX942 | FP8Q_ARCH_GFX950 | FP8Q_ARCH_SM90 | FP8Q_ARCH_SM100 |
+         FP8Q_ARCH_CPU,
+     0, 0, FP8Q_FORMAT_ALL},
 };
 
 /// The FP8 flavour an architecture's matrix units read.

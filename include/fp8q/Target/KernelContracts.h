@@ -11,6 +11,7 @@
 #define FP8Q_TARGET_KERNELCONTRACTS_H
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Runtime/fp8q_contracts.h"
 
 #include <string>
@@ -39,6 +40,12 @@ bool weightLayoutSatisfies(Kernel kernel, mlir::Attribute encoding);
 /// Human-readable requirement of `operand` of `kernel`, e.g.
 /// "col_major (strides (1, M))".
 std::string describeRequirement(Kernel kernel, GemmOperand operand);
+
+/// Does `kernel` read gemms of `format` (the table's `formats` bits)?
+bool kernelReadsFormat(Kernel kernel, BlockFormat format);
+
+/// The formats `kernel` reads, for messages ("FP8 1x128, MXFP4").
+std::string describeFormats(Kernel kernel);
 
 /// Architecture bit (FP8Q_ARCH_*) of a target.
 unsigned getArchBit(TargetAttr target);

@@ -3,6 +3,7 @@
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Runtime/fp8q_preshuffle.h"
+#include "fp8q/Runtime/fp8q_scale_layouts.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -28,13 +29,84 @@ void Fp8qDialect::registerAttributes() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ScaleOrder order, int64_t align) {
+                                 ScaleOrder order, int64_t align,
+                                 int64_t pack) {
   if (align < 1)
     return emitError() << "layout align must be a positive integer, got "
                        << align;
-  if (order == ScaleOrder::RowMajor && align != 1)
+  if (order != ScaleOrder::ColMajor && align != 1)
     return emitError() << "align applies only to col_major layouts";
+  if (pack != 1 && pack != 4)
+    return emitError() << "layout pack must be 4 (four 1-byte scales per "
+                          "32-bit word), got "
+                       << pack;
+  if (order != ScaleOrder::ColMajor && pack != 1)
+    return emitError() << "pack applies only to col_major layouts "
+                          "(col_major, align = a, pack = 4)";
   return success();
+}
+
+Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseLess() || parser.parseKeyword(&keyword))
+    return {};
+  std::optional<ScaleOrder> order = symbolizeScaleOrder(keyword);
+  if (!order) {
+    parser.emitError(loc) << "expected one of row_major, col_major, "
+                             "swizzle_32_4_4, cdna4_mx; got '"
+                          << keyword << "'";
+    return {};
+  }
+  int64_t align = 1, pack = 1;
+  bool seenAlign = false, seenPack = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key))
+      return {};
+    bool isAlign = key == "align";
+    if (!isAlign && key != "pack") {
+      parser.emitError(keyLoc)
+          << "expected 'align' or 'pack' in #fp8q.layout, got '" << key << "'";
+      return {};
+    }
+    bool &seen = isAlign ? seenAlign : seenPack;
+    if (seen) {
+      parser.emitError(keyLoc) << "'" << key << "' given twice";
+      return {};
+    }
+    seen = true;
+    if (parser.parseEqual() || parser.parseInteger(isAlign ? align : pack))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<LayoutAttr>(loc, ctx, *order, align, pack);
+}
+
+void LayoutAttr::print(AsmPrinter &printer) const {
+  printer << '<' << stringifyScaleOrder(getOrder());
+  if (getAlign() != 1)
+    printer << ", align = " << getAlign();
+  if (getPack() != 1)
+    printer << ", pack = " << getPack();
+  printer << '>';
+}
+
+int LayoutAttr::getLayoutCode() const {
+  switch (getOrder()) {
+  case ScaleOrder::RowMajor:
+    return FP8Q_LAYOUT_ROW_MAJOR;
+  case ScaleOrder::ColMajor:
+    return getPack() == 4 ? FP8Q_LAYOUT_COL_MAJOR_PACK4 : FP8Q_LAYOUT_COL_MAJOR;
+  case ScaleOrder::Swizzle32x4x4:
+    return FP8Q_LAYOUT_SWIZZLE_32_4_4;
+  case ScaleOrder::Cdna4Mx:
+    return FP8Q_LAYOUT_CDNA4_MX;
+  }
+  llvm_unreachable("unknown scale order");
 }
 
 LogicalResult
@@ -44,10 +116,27 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   // failed to parse (it has reported that error): nothing to check then.
   if (!elementType)
     return success();
-  if (shape.size() != 2 || !elementType.isF32())
+  if (shape.size() != 2 ||
+      !(elementType.isF32() || isByteScaleType(elementType)))
     return emitError() << "#fp8q.layout encodes activation scales and must "
                           "be on a rank-2 f32 tensor, got rank "
                        << shape.size() << " of " << elementType;
+  // SPEC v2: the padded layouts' offsets are bytes, defined on 1-byte
+  // scales only.
+  if (fp8q_scale_layout_bytes_only(getLayoutCode()) &&
+      !isByteScaleType(elementType)) {
+    if (getPack() == 4)
+      return emitError()
+             << "col_major pack = 4 packs four 1-byte scales per 32-bit word "
+                "and cannot hold "
+             << elementType
+             << " (4-byte) scales; use f8E8M0FNU scales or drop pack = 4";
+    return emitError() << stringifyScaleOrder(getOrder())
+                       << " holds 1-byte scales (f8E8M0FNU or f8E4M3FN) "
+                          "only, got "
+                       << elementType
+                       << "; use row_major or col_major for an f32 scale";
+  }
   return success();
 }
 
@@ -91,14 +180,14 @@ static std::optional<std::pair<int, int>> parseVersion(StringRef text) {
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef arch, StringRef rocm) {
-  if (arch != "gfx942" && arch != "gfx950" && arch != "sm90")
+  if (arch != "gfx942" && arch != "gfx950" && arch != "sm90" && arch != "sm100")
     return emitError() << "unknown target arch '" << arch
-                       << "'; expected one of gfx942, gfx950, sm90";
+                       << "'; expected one of gfx942, gfx950, sm90, sm100";
   if (!rocm.empty() && !parseVersion(rocm))
     return emitError() << "malformed rocm version '" << rocm
                        << "'; expected MAJOR.MINOR, e.g. \"7.2\"";
-  if (!rocm.empty() && arch == "sm90")
-    return emitError() << "rocm version given for the NVIDIA target sm90";
+  if (!rocm.empty() && arch.starts_with("sm"))
+    return emitError() << "rocm version given for the NVIDIA target " << arch;
   return success();
 }
 

@@ -106,9 +106,59 @@ static LogicalResult verifyQuantizeShapes(Operation *op, Value x, Value q,
 // QuantizeOp
 //===----------------------------------------------------------------------===//
 
+/// Names the rounding rules SPEC v2 allows for `format`, for messages.
+static std::string allowedRoundings(BlockFormat format) {
+  std::string text;
+  for (ScaleRounding r : {ScaleRounding::Exact, ScaleRounding::Pow2Ceil,
+                          ScaleRounding::Pow2Floor, ScaleRounding::E4M3}) {
+    if (!isScaleRoundingAllowed(format, r))
+      continue;
+    if (!text.empty())
+      text += " or ";
+    text += stringifyScaleRounding(r).str();
+  }
+  return text;
+}
+
 LogicalResult QuantizeOp::verify() {
-  return verifyQuantizeShapes(*this, getX(), getQ(), getScale(),
-                              getGroupSize());
+  Type qElement = cast<RankedTensorType>(getQ().getType()).getElementType();
+  Type scaleElement =
+      cast<RankedTensorType>(getScale().getType()).getElementType();
+  int64_t k = cast<RankedTensorType>(getX().getType()).getDimSize(1);
+  // Checked before the group size: an odd K cannot be stored at all.
+  if (isa<Float4E2M1FNType>(qElement) && !ShapedType::isDynamic(k) &&
+      k % 2 != 0)
+    return emitOpError() << "f4E2M1FN q is stored two values per byte and "
+                            "needs an even K, got K = "
+                         << k;
+  if (failed(verifyQuantizeShapes(*this, getX(), getQ(), getScale(),
+                                  getGroupSize())))
+    return failure();
+  std::string why;
+  std::optional<BlockFormat> format =
+      getBlockFormat(qElement, scaleElement, getGroupSize(), &why);
+  if (!format)
+    return emitOpError() << why;
+  if (std::optional<ScaleRounding> rounding = getScaleRounding();
+      rounding && !isScaleRoundingAllowed(*format, *rounding))
+    return emitOpError() << "scale_rounding "
+                         << stringifyScaleRounding(*rounding)
+                         << " is not allowed for "
+                         << getBlockFormatName(*format) << " (" << qElement
+                         << " q, " << scaleElement << " scales); use "
+                         << allowedRoundings(*format)
+                         << ", or drop it for the default "
+                         << stringifyScaleRounding(
+                                getDefaultScaleRounding(*format));
+  if (*format == BlockFormat::NvFp4 && !getGlobalScale())
+    return emitOpError() << "NVFP4 (f4E2M1FN q, f8E4M3FN scales) needs the "
+                            "rank-0 f32 global_scale operand: q = rne(x / "
+                            "(scale * global))";
+  if (*format != BlockFormat::NvFp4 && getGlobalScale())
+    return emitOpError() << "global_scale applies only to NVFP4 (f4E2M1FN q, "
+                            "f8E4M3FN scales); drop it for "
+                         << getBlockFormatName(*format);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -149,6 +199,74 @@ LogicalResult RmsNormQuantizeOp::verify() {
 // GemmOp
 //===----------------------------------------------------------------------===//
 
+/// True for a gemm of v1's FP8 1x128 format (fp8 q and w, f32 scales),
+/// whose checks and messages stay those of SPEC v1.
+static bool isV1Gemm(GemmOp op) {
+  auto elementOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType();
+  };
+  return isFp8Type(elementOf(op.getQ())) && isFp8Type(elementOf(op.getW())) &&
+         elementOf(op.getXScale()).isF32() && elementOf(op.getWScale()).isF32();
+}
+
+/// SPEC v2's gemm: both operands in one block-scaled format, the group
+/// read from x_scale's shape [M, K / group]; the weight scale is [N, K /
+/// group] (MX, NVFP4) or FP8 1x128's [ceil(N / 128), K / 128] (UE8M0), in
+/// any layout (its contract says which).
+static LogicalResult verifyV2Gemm(GemmOp op, int64_t m, int64_t n, int64_t k) {
+  auto qType = cast<RankedTensorType>(op.getQ().getType());
+  auto wType = cast<RankedTensorType>(op.getW().getType());
+  auto xsType = cast<RankedTensorType>(op.getXScale().getType());
+  auto wsType = cast<RankedTensorType>(op.getWScale().getType());
+  if (failed(verifyNoEncoding(op, "q", op.getQ())) ||
+      failed(verifyScaleEncoding(op, "x_scale", op.getXScale())) ||
+      failed(verifyScaleEncoding(op, "w_scale", op.getWScale())))
+    return failure();
+  if (Attribute encoding = wType.getEncoding();
+      encoding && !isa<WeightLayoutAttr>(encoding))
+    return op.emitOpError()
+           << "w encoding must be #fp8q.weight_layout, got " << encoding;
+  int64_t groups = xsType.getDimSize(1);
+  if (ShapedType::isDynamic(groups) || k % groups != 0)
+    return op.emitOpError()
+           << "x_scale must have a static K / group_size columns dividing K = "
+           << k << ", got [" << formatShape(xsType.getShape()) << "]";
+  int64_t group = k / groups;
+  std::string why;
+  std::optional<BlockFormat> xFormat = getBlockFormat(
+      qType.getElementType(), xsType.getElementType(), group, &why);
+  if (!xFormat)
+    return op.emitOpError() << "q / x_scale: " << why;
+  std::optional<BlockFormat> wFormat = getBlockFormat(
+      wType.getElementType(), wsType.getElementType(), group, &why);
+  if (!wFormat || *wFormat != *xFormat ||
+      wType.getElementType() != qType.getElementType()) {
+    InFlightDiagnostic diag = op.emitOpError();
+    diag << "operand formats differ: q / x_scale are "
+         << getBlockFormatName(*xFormat) << " (" << qType.getElementType()
+         << ", " << xsType.getElementType() << ", group " << group
+         << ") but w / w_scale are ";
+    if (wFormat)
+      diag << getBlockFormatName(*wFormat) << " (";
+    else
+      diag << "no format (";
+    diag << wType.getElementType() << ", " << wsType.getElementType()
+         << "); give both operands one format";
+    return diag;
+  }
+  SmallVector<int64_t, 2> wScaleShape = {n, groups};
+  if (*xFormat == BlockFormat::Fp8BlockE8M0)
+    wScaleShape = {llvm::divideCeilSigned(n, kScaleBlock), k / kScaleBlock};
+  if (failed(verifyShape(op, "w", op.getW(), {n, k})) ||
+      failed(verifyShape(op, "x_scale", op.getXScale(), {m, groups})) ||
+      failed(verifyShape(op, "w_scale", op.getWScale(), wScaleShape)) ||
+      failed(verifyShape(op, "out", op.getOut(), {m, n})))
+    return failure();
+  if (ShapedType::isDynamic(wsType.getDimSize(0)))
+    return op.emitOpError() << "w_scale must have a static shape";
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   auto qType = cast<RankedTensorType>(getQ().getType());
   auto wType = cast<RankedTensorType>(getW().getType());
@@ -166,6 +284,8 @@ LogicalResult GemmOp::verify() {
                              {"out", getOut()}})
     if (failed(verifyExtents(*this, name, value)))
       return failure();
+  if (!isV1Gemm(*this))
+    return verifyV2Gemm(*this, m, n, k);
   if (k % kScaleBlock != 0)
     return emitOpError() << "K = " << k << " must be a multiple of the "
                          << kScaleBlock << "-wide scale block";
@@ -207,6 +327,10 @@ LogicalResult MaterializeOp::verify() {
     return emitOpError() << "must keep the shape, got ["
                          << formatShape(sourceType.getShape()) << "] -> ["
                          << formatShape(resultType.getShape()) << "]";
+  if (sourceType.getElementType() != resultType.getElementType())
+    return emitOpError() << "must keep the scale element type, got "
+                         << sourceType.getElementType() << " -> "
+                         << resultType.getElementType();
   if (failed(verifyScaleEncoding(*this, "operand", getScale())) ||
       failed(verifyScaleEncoding(*this, "result", getResult())))
     return failure();

@@ -13,6 +13,14 @@ class Fp8q_Op<string mnemonic, list<Trait> traits = []>
     : Op<Fp8q_Dialect, mnemonic, traits>;
 
 def Fp8q_Float8 : AnyTypeOf<[F8E4M3FN, F8E4M3FNUZ], "fp8 (f8E4M3FN or f8E4M3FNUZ)">;
+// SPEC v2's quantized and scale element types (the format is chosen by the
+// element types; ScaleLayout.h's getBlockFormat names it).
+def Fp8q_QElem : AnyTypeOf<[F8E4M3FN, F8E4M3FNUZ, F8E5M2, F4E2M1FN],
+    "quantized element (f8E4M3FN, f8E4M3FNUZ, f8E5M2 or f4E2M1FN)">;
+def Fp8q_ScaleElem : AnyTypeOf<[F32, F8E8M0FNU, F8E4M3FN],
+    "scale element (f32, f8E8M0FNU or f8E4M3FN)">;
+def Fp8q_QTensor : TensorRankOf<[Fp8q_QElem], [2]>;
+def Fp8q_AnyScaleTensor : TensorRankOf<[Fp8q_ScaleElem], [2]>;
 def Fp8q_ActTensor : TensorRankOf<[BF16, F16, F32], [2]>;
 def Fp8q_Fp8Tensor : TensorRankOf<[Fp8q_Float8], [2]>;
 def Fp8q_ScaleTensor : TensorRankOf<[F32], [2]>;
@@ -31,12 +39,28 @@ def Fp8q_QuantizeOp : Fp8q_Op<"quantize", [Pure]> {
         : tensor<?x7168xbf16> -> tensor<?x7168xf8E4M3FN>,
           tensor<?x56xf32, #fp8q.layout<col_major>>
     ```
+
+    SPEC v2: the element types of q and scale choose the format (MXFP8,
+    MXFP4, NVFP4, FP8 1x128 with power-of-two scales); `scale_rounding`
+    overrides the format's default rule; NVFP4 (f4E2M1FN q, f8E4M3FN
+    scale) takes the rank-0 `global_scale` operand and computes q =
+    rne(x / (scale * global)). An f4E2M1FN q is the logical [M, K] tensor;
+    it is stored two values per byte, element 2i in the low nibble.
+
+    ```mlir
+    %q, %s = fp8q.quantize %x global(%g : tensor<f32>) {group_size = 16}
+        : tensor<?x7168xbf16> -> tensor<?x7168xf4E2M1FN>,
+          tensor<?x448xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>
+    ```
   }];
   let arguments = (ins Fp8q_ActTensor:$x,
-                       DefaultValuedAttr<I64Attr, "128">:$group_size);
-  let results = (outs Fp8q_Fp8Tensor:$q, Fp8q_ScaleTensor:$scale);
+                       Optional<0DTensorOf<[F32]>>:$global_scale,
+                       DefaultValuedAttr<I64Attr, "128">:$group_size,
+                       OptionalAttr<Fp8q_ScaleRoundingAttr>:$scale_rounding);
+  let results = (outs Fp8q_QTensor:$q, Fp8q_AnyScaleTensor:$scale);
   let assemblyFormat = [{
-    $x attr-dict `:` type($x) `->` type($q) `,` type($scale)
+    $x (`global` `(` $global_scale^ `:` type($global_scale) `)`)? attr-dict
+    `:` type($x) `->` type($q) `,` type($scale)
   }];
   let hasVerifier = 1;
 }
@@ -84,8 +108,8 @@ def Fp8q_GemmOp : Fp8q_Op<"gemm", [Pure]> {
           tensor<17x56xf32> -> tensor<?x2112xbf16>
     ```
   }];
-  let arguments = (ins Fp8q_Fp8Tensor:$q, Fp8q_ScaleTensor:$x_scale,
-                       Fp8q_Fp8Tensor:$w, Fp8q_ScaleTensor:$w_scale,
+  let arguments = (ins Fp8q_QTensor:$q, Fp8q_AnyScaleTensor:$x_scale,
+                       Fp8q_QTensor:$w, Fp8q_AnyScaleTensor:$w_scale,
                        OptionalAttr<Fp8q_KernelAttr>:$kernel);
   let results = (outs Fp8q_OutTensor:$out);
   let assemblyFormat = [{
@@ -110,8 +134,8 @@ def Fp8q_MaterializeOp : Fp8q_Op<"materialize", [Pure]> {
         : tensor<?x56xf32> -> tensor<?x56xf32, #fp8q.layout<col_major>>
     ```
   }];
-  let arguments = (ins Fp8q_ScaleTensor:$scale);
-  let results = (outs Fp8q_ScaleTensor:$result);
+  let arguments = (ins Fp8q_AnyScaleTensor:$scale);
+  let results = (outs Fp8q_AnyScaleTensor:$result);
   let assemblyFormat = "$scale attr-dict `:` type($scale) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
