@@ -122,6 +122,34 @@ std::mutex cacheMutex;
 std::map<int, cublasLtHandle_t> handles;
 std::map<Key, std::unique_ptr<Plan>> plans;
 
+/// One kWorkspace-byte cuBLASLt workspace per stream, as PyTorch keeps one
+/// per handle and stream: consecutive GEMMs of a step share it in stream
+/// order, and a captured step holds no allocation node per GEMM for it.
+/// Made on first use outside a graph capture (cudaMalloc is not allowed
+/// inside one); null while capturing before that (the caller then
+/// allocates stream-ordered). Never freed.
+void *streamWorkspace(hipStream_t stream) {
+  static std::mutex m;
+  static std::map<hipStream_t, void *> workspaces;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = workspaces.find(stream);
+  if (it != workspaces.end())
+    return it->second;
+  hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
+  if (hipStreamIsCapturing(stream, &capture) != hipSuccess ||
+      capture != hipStreamCaptureStatusNone) {
+    (void)hipGetLastError();
+    return nullptr;
+  }
+  void *w = nullptr;
+  if (hipMalloc(&w, kWorkspace) != hipSuccess) {
+    (void)hipGetLastError();
+    return nullptr;
+  }
+  workspaces[stream] = w;
+  return w;
+}
+
 /// Builds the plan; false (with `why`) when cuBLASLt refuses the shape.
 /// The scale pointers are set before the heuristic query: with block
 /// scaling, cuBLASLt rejects a descriptor whose scale pointers are null
@@ -238,11 +266,16 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
     ws = packed;
   }
   void *workspace = nullptr;
+  bool ownWorkspace = false;
   int32_t status = FP8Q_OK;
-  if (p->workspace &&
-      hipMallocAsync(&workspace, p->workspace, stream) != hipSuccess)
-    status = fail(entry, FP8Q_ERR_DEVICE, "cuBLASLt workspace of %zu bytes",
-                  p->workspace);
+  if (p->workspace) {
+    workspace = streamWorkspace(stream);
+    ownWorkspace = !workspace;
+    if (ownWorkspace &&
+        hipMallocAsync(&workspace, p->workspace, stream) != hipSuccess)
+      status = fail(entry, FP8Q_ERR_DEVICE, "cuBLASLt workspace of %zu bytes",
+                    p->workspace);
+  }
   if (status == FP8Q_OK) {
     std::lock_guard<std::mutex> lock(p->m);
     const float alpha = 1.0f, beta = 0.0f;
@@ -259,7 +292,7 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
       status =
           fail(entry, FP8Q_ERR_DEVICE, "cublasLtMatmul failed (%d)", (int)s);
   }
-  if (workspace)
+  if (workspace && ownWorkspace)
     (void)hipFreeAsync(workspace, stream);
   if (packed)
     (void)hipFreeAsync(packed, stream);
