@@ -10,12 +10,18 @@
 #                              in the HIP runtime) and of the device ABI
 #   binaries=N  target=...     embedded gpu.binary ops and their target
 #   translated=OK|FAIL         upstream mlir-translate to LLVM IR
-# Usage: device-step.sh CONFIG TARGET OUT-PREFIX fp8q-model-gen fp8q-opt mlir-translate [model-gen args...]
+# Usage: device-step.sh CONFIG TARGET OUT-PREFIX fp8q-model-gen fp8q-opt
+#          'MODEL-GEN ARGS' MLIR-TRANSLATE-COMMAND...
+# The mlir-translate command comes last: in the sanitizer build lit makes it
+# several words (env LD_PRELOAD=... mlir-translate).
 set -euo pipefail
-config=$1 target=$2 out=$3 gen=$4 opt=$5 translate=$6
+set -f # the model-gen arguments are words, never globs (--tokens=?)
+config=$1 target=$2 out=$3 gen=$4 opt=$5 genargs=$6
 shift 6
+translate=("$@")
 mkdir -p "$(dirname "$out")"
-"$gen" "$config" --target="$target" "$@" -o "$out.mlir"
+# shellcheck disable=SC2086 # the model-gen arguments are words
+"$gen" "$config" --target="$target" $genargs -o "$out.mlir"
 "$opt" "$out.mlir" --fp8q-pipeline="execution=device sm90-kernel=cublas" \
   --mlir-print-ir-after=fp8q-lower-to-runtime \
   --mlir-print-ir-after=fp8q-device-launches -o "$out.ll.mlir" 2> "$out.stages"
@@ -34,7 +40,7 @@ echo "host-calls=$host_calls device-calls=$device_calls"
 binaries=$(grep -c '^ *gpu.binary' "$out.ll.mlir" || true)
 tgt=$(grep -o '#\(nvvm\|rocdl\).target<[^>]*>' "$out.ll.mlir" | sort -u | tr '\n' ' ')
 echo "binaries=$binaries target=$tgt"
-if "$translate" --mlir-to-llvmir "$out.ll.mlir" -o "$out.ll"; then
+if "${translate[@]}" --mlir-to-llvmir "$out.ll.mlir" -o "$out.ll"; then
   echo "translated=OK"
 else
   echo "translated=FAIL"
