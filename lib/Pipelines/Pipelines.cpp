@@ -65,6 +65,18 @@ namespace fp8q {
 
 namespace {
 
+/// Views, index math, control flow and bf16 arithmetic in the forms the
+/// LLVM conversions take (host code and kernels alike); bf16 conversions are
+/// expanded to integer ops, so no soft-float call is needed at run time.
+void addLlvmPreparation(OpPassManager &pm) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+}
+
 /// Device execution after bufferization: device buffers and one stream,
 /// runtime calls on device buffers, the remaining linalg ops as GPU kernels
 /// through upstream's parallel-loop mapping, compiled and embedded.
@@ -93,12 +105,7 @@ void buildDeviceTail(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   pm.addPass(createDeviceLaunches());
   // Host code and kernels alike: views, index math and control flow in the
   // forms the LLVM conversions take.
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  addLlvmPreparation(pm);
   DeviceKernelsOptions kernels;
   kernels.nvvmFormat = options.nvvmFormat;
   kernels.rocdlToolkit = options.rocdlToolkit.empty()
@@ -175,12 +182,7 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   OutlineLoopsOptions outline;
   outline.minLoops = options.outlineMinLoops;
   pm.addPass(createOutlineLoops(outline));
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  addLlvmPreparation(pm);
   // One dialect conversion for memref, math, arith, index, func and cf
   // (their ConvertToLLVMPatternInterface patterns) instead of a walk of the
   // module per dialect. (Its allow-pattern-rollback=false mode is 25%
