@@ -327,13 +327,18 @@ struct QuantizeLowering : RuntimeCallPattern<BufferQuantizeOp> {
   matchAndRewrite(BufferQuantizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    std::string name =
-        ("fp8q_rt_quantize_" + elementSuffix(adaptor.getX())).str();
     Value groupSize = i64(rewriter, loc, op.getGroupSize());
-    return calls.replaceWithCall(rewriter, op, name,
-                                 {adaptor.getX(), adaptor.getQ(),
-                                  adaptor.getScale(), groupSize,
-                                  fp8Code(rewriter, loc, adaptor.getQ())});
+    Value fp8 = fp8Code(rewriter, loc, adaptor.getQ());
+    StringRef suffix = elementSuffix(adaptor.getX());
+    // The fused SwiGLU producer: silu(gate) * x, quantized.
+    if (Value gate = adaptor.getSiluGate())
+      return calls.replaceWithCall(
+          rewriter, op, ("fp8q_rt_silu_mul_quantize_" + suffix).str(),
+          {gate, adaptor.getX(), adaptor.getQ(), adaptor.getScale(), groupSize,
+           fp8});
+    return calls.replaceWithCall(
+        rewriter, op, ("fp8q_rt_quantize_" + suffix).str(),
+        {adaptor.getX(), adaptor.getQ(), adaptor.getScale(), groupSize, fp8});
   }
 };
 
@@ -343,8 +348,7 @@ struct RmsNormQuantizeLowering : RuntimeCallPattern<BufferRmsNormQuantizeOp> {
   matchAndRewrite(BufferRmsNormQuantizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    std::string name =
-        ("fp8q_rt_rms_norm_quantize_" + elementSuffix(adaptor.getX())).str();
+    StringRef suffix = elementSuffix(adaptor.getX());
     Value y = adaptor.getUnquantized();
     // The ABI leaves y untouched when keep_unquantized is 0; x stands in.
     Value keep = i32(rewriter, loc, y ? 1 : 0);
@@ -353,10 +357,18 @@ struct RmsNormQuantizeLowering : RuntimeCallPattern<BufferRmsNormQuantizeOp> {
     Value epsilon =
         arith::ConstantOp::create(rewriter, loc, op.getEpsilonAttr());
     Value groupSize = i64(rewriter, loc, op.getGroupSize());
+    Value fp8 = fp8Code(rewriter, loc, adaptor.getQ());
+    // The fused residual add: sum = x + residual is written and normalized.
+    if (Value residual = adaptor.getResidual())
+      return calls.replaceWithCall(
+          rewriter, op, ("fp8q_rt_add_rms_norm_quantize_" + suffix).str(),
+          {adaptor.getX(), residual, adaptor.getGamma(), adaptor.getQ(),
+           adaptor.getScale(), y, adaptor.getResidualSum(), epsilon, groupSize,
+           fp8, keep});
     return calls.replaceWithCall(
-        rewriter, op, name,
+        rewriter, op, ("fp8q_rt_rms_norm_quantize_" + suffix).str(),
         {adaptor.getX(), adaptor.getGamma(), adaptor.getQ(), adaptor.getScale(),
-         y, epsilon, groupSize, fp8Code(rewriter, loc, adaptor.getQ()), keep});
+         y, epsilon, groupSize, fp8, keep});
   }
 };
 

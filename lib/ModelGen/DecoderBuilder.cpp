@@ -107,12 +107,11 @@ std::pair<Value, Value> DecoderBuilder::rmsNormQuant(Value x, int64_t k,
                                                      StringRef name,
                                                      Value *unquantized) {
   Value gamma = parameter((name + ".weight").str(), {k}, b.getBF16Type());
-  SmallVector<Type> results{fp8Act(k), scale(k)};
-  if (unquantized)
-    results.push_back(act(k));
   auto op = RmsNormQuantizeOp::create(
-      b, loc(name), results, x, gamma, b.getF32FloatAttr(c.rmsNormEps),
-      b.getI64IntegerAttr(kBlock), unquantized ? b.getUnitAttr() : UnitAttr());
+      b, loc(name), fp8Act(k), scale(k), unquantized ? act(k) : Type(),
+      /*residual_sum=*/Type(), x, gamma, /*residual=*/Value(),
+      b.getF32FloatAttr(c.rmsNormEps), b.getI64IntegerAttr(kBlock),
+      unquantized ? b.getUnitAttr() : UnitAttr());
   if (unquantized)
     *unquantized = op.getUnquantized();
   return {op.getQ(), op.getScale()};
@@ -120,10 +119,10 @@ std::pair<Value, Value> DecoderBuilder::rmsNormQuant(Value x, int64_t k,
 
 std::pair<Value, Value> DecoderBuilder::quant(Value x, int64_t k,
                                               StringRef name) {
-  auto op =
-      QuantizeOp::create(b, loc(name), fp8Act(k), scale(k), x,
-                         /*global_scale=*/Value(), b.getI64IntegerAttr(kBlock),
-                         /*scale_rounding=*/nullptr);
+  auto op = QuantizeOp::create(b, loc(name), fp8Act(k), scale(k), x,
+                               /*silu_gate=*/Value(), /*global_scale=*/Value(),
+                               b.getI64IntegerAttr(kBlock),
+                               /*scale_rounding=*/nullptr);
   return {op.getQ(), op.getScale()};
 }
 

@@ -121,6 +121,9 @@ void buildDeviceTail(OpPassManager &pm, const Fp8qPipelineOptions &options) {
 
 void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
   const bool device = options.execution == Execution::Device;
+  // 0: the elementwise producers of quantization become part of it.
+  if (options.fuseElementwiseProducers)
+    pm.addPass(createFuseElementwiseProducers());
   // 1-3: decide kernels and layouts at the tensor level, then prove them.
   SelectKernelsOptions select;
   select.tunedTable = options.tunedTable;

@@ -141,3 +141,27 @@ func.func @scale_element(%x: memref<4x256xbf16>, %q: memref<4x256xf8E4M3FN>, %s:
   fp8q.buffer.quantize %x, %q, %s : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf16>
   return
 }
+
+// -----
+
+func.func @silu_gate_element(%x: memref<4x256xbf16>, %g: memref<4x256xf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>) {
+  // expected-error @below {{silu_gate element type 'f16' must match x element type 'bf16'}}
+  fp8q.buffer.quantize %x silu_gate(%g : memref<4x256xf16>), %q, %s : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @residual_without_sum(%x: memref<4x256xbf16>, %g: memref<256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>, %r: memref<4x256xbf16>) {
+  // expected-error @below {{residual and residual_sum buffers come together}}
+  "fp8q.buffer.rms_norm_quantize"(%x, %g, %q, %s, %r) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0>}> : (memref<4x256xbf16>, memref<256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>, memref<4x256xbf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @residual_sum_shape(%x: memref<4x256xbf16>, %g: memref<256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>, %r: memref<4x256xbf16>, %sum: memref<4x128xbf16>) {
+  // expected-error @below {{residual_sum must have shape [4x256], got [4x128]}}
+  fp8q.buffer.rms_norm_quantize %x, %g, %q, %s residual(%r : memref<4x256xbf16> -> %sum : memref<4x128xbf16>) : memref<4x256xbf16>, memref<256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
+  return
+}

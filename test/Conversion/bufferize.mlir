@@ -181,3 +181,22 @@ func.func @residual_add_writable(%x: tensor<16x256xbf16> {bufferization.writable
   } -> tensor<16x256xbf16>
   return %0 : tensor<16x256xbf16>
 }
+
+// -----
+
+// The fused producers read their extra operand's buffer; the residual sum
+// gets a buffer of its own, returned in place of the add's.
+// CHECK-LABEL: func.func @fused_producers
+// CHECK-SAME: (%[[X:.*]]: memref<4x256xbf16>, %[[G:.*]]: memref<256xbf16>, %[[R:.*]]: memref<4x256xbf16>)
+// CHECK: %[[SUM:.*]] = memref.alloc() {{.*}} : memref<4x256xbf16>
+// CHECK: fp8q.buffer.rms_norm_quantize %[[X]], %[[G]], %{{.*}}, %{{.*}} residual(%[[R]] : memref<4x256xbf16> -> %[[SUM]] : memref<4x256xbf16>)
+// CHECK: fp8q.buffer.quantize %[[X]] silu_gate(%[[R]] : memref<4x256xbf16>), %{{.*}}, %{{.*}} : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32, strided<[1, 4]>>
+// CHECK: return %{{.*}}, %{{.*}}, %[[SUM]]
+func.func @fused_producers(%x: tensor<4x256xbf16>, %g: tensor<256xbf16>, %r: tensor<4x256xbf16>)
+    -> (tensor<4x2xf32>, tensor<4x2xf32, #fp8q.layout<col_major>>, tensor<4x256xbf16>) {
+  %q, %s, %sum = fp8q.rms_norm_quantize %x, %g residual(%r : tensor<4x256xbf16> -> tensor<4x256xbf16>)
+      : tensor<4x256xbf16>, tensor<256xbf16> -> tensor<4x256xf8E4M3FN>, tensor<4x2xf32>
+  %q2, %s2 = fp8q.quantize %x silu_gate(%r : tensor<4x256xbf16>)
+      : tensor<4x256xbf16> -> tensor<4x256xf8E4M3FN>, tensor<4x2xf32, #fp8q.layout<col_major>>
+  return %s, %s2, %sum : tensor<4x2xf32>, tensor<4x2xf32, #fp8q.layout<col_major>>, tensor<4x256xbf16>
+}

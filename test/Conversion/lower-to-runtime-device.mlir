@@ -30,3 +30,16 @@ func.func @no_stream(%x: memref<4x256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: mem
   fp8q.buffer.quantize %x, %q, %s {group_size = 128 : i64} : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @fused_producers
+// CHECK: call @fp8q_rt_device_add_rms_norm_quantize_bf16({{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}}, %arg7)
+// CHECK: call @fp8q_rt_device_silu_mul_quantize_bf16({{.*}}, %c128_i64{{.*}}, %c0_i32{{.*}}, %arg7)
+func.func @fused_producers(%x: memref<4x256xbf16>, %g: memref<256xbf16>, %r: memref<4x256xbf16>,
+                           %sum: memref<4x256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>,
+                           %gate: memref<4x256xbf16>, %stream: !gpu.async.token) {
+  fp8q.buffer.rms_norm_quantize %x, %g, %q, %s residual(%r : memref<4x256xbf16> -> %sum : memref<4x256xbf16>) : memref<4x256xbf16>, memref<256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
+  fp8q.buffer.quantize %x silu_gate(%gate : memref<4x256xbf16>), %q, %s : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
+  return
+}

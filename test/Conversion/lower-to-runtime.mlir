@@ -103,3 +103,23 @@ func.func @clash(%a: memref<4x2xf32>, %b: memref<4x2xf32, strided<[1, 4]>>) {
   fp8q.buffer.materialize %a, %b : memref<4x2xf32>, memref<4x2xf32, strided<[1, 4]>>
   return
 }
+
+// -----
+
+// The fused producers call their own entry points: the residual add
+// passes residual and sum after x, the SiLU x mul passes the gate first.
+// CHECK-LABEL: func.func @fused_producers
+func.func @fused_producers(%x: memref<4x256xbf16>, %g: memref<256xbf16>, %r: memref<4x256xbf16>,
+                           %sum: memref<4x256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>,
+                           %gate: memref<4x256xbf16, strided<[512, 1]>>) {
+  // CHECK-DAG: %[[X:.*]] = memref.cast %arg0
+  // CHECK-DAG: %[[R:.*]] = memref.cast %arg2
+  // CHECK-DAG: %[[SUM:.*]] = memref.cast %arg3
+  // CHECK: call @fp8q_rt_add_rms_norm_quantize_bf16(%[[X]], %[[R]], %{{.*}}, %{{.*}}, %{{.*}}, %[[X]], %[[SUM]], %{{.*}}, %c128_i64{{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}})
+  fp8q.buffer.rms_norm_quantize %x, %g, %q, %s residual(%r : memref<4x256xbf16> -> %sum : memref<4x256xbf16>) : memref<4x256xbf16>, memref<256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
+  // CHECK: %[[GATE:.*]] = memref.cast %arg6
+  // CHECK: %[[UP:.*]] = memref.cast %arg0
+  // CHECK: call @fp8q_rt_silu_mul_quantize_bf16(%[[GATE]], %[[UP]], %{{.*}}, %{{.*}}, %c128_i64{{.*}}, %c0_i32{{.*}})
+  fp8q.buffer.quantize %x silu_gate(%gate : memref<4x256xbf16, strided<[512, 1]>>), %q, %s : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
+  return
+}

@@ -150,7 +150,7 @@ func.func @nvfp4_no_global(%x: tensor<4x256xbf16>) {
 
 func.func @global_rank(%x: tensor<4x256xbf16>, %g: tensor<1xf32>) {
   // expected-error @+1 {{operand #1 must be 0D tensor of 32-bit float values}}
-  %q, %s = "fp8q.quantize"(%x, %g) <{group_size = 16 : i64}> : (tensor<4x256xbf16>, tensor<1xf32>) -> (tensor<4x256xf4E2M1FN>, tensor<4x16xf8E4M3FN>)
+  %q, %s = "fp8q.quantize"(%x, %g) <{group_size = 16 : i64, operandSegmentSizes = array<i32: 1, 0, 1>}> : (tensor<4x256xbf16>, tensor<1xf32>) -> (tensor<4x256xf4E2M1FN>, tensor<4x16xf8E4M3FN>)
   return
 }
 

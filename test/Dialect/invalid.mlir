@@ -353,3 +353,43 @@ func.func @preshuffle_shape(%w: tensor<32x64xf8E4M3FN>) {
   %p = fp8q.preshuffle %w : tensor<32x64xf8E4M3FN> -> tensor<16x64xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>
   return
 }
+
+// -----
+
+func.func @silu_gate_type(%x: tensor<4x256xbf16>, %g: tensor<4x256xf32>) {
+  // expected-error @+1 {{silu_gate must have the type of x 'tensor<4x256xbf16>', got 'tensor<4x256xf32>'}}
+  %q, %s = fp8q.quantize %x silu_gate(%g : tensor<4x256xf32>) : tensor<4x256xbf16> -> tensor<4x256xf8E4M3FN>, tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @silu_gate_format(%x: tensor<4x256xbf16>, %g: tensor<4x256xbf16>) {
+  // expected-error @+1 {{silu_gate is fused only into FP8 quantization with f32 scales (SPEC v1), got MXFP8; quantize silu(gate) * x computed separately instead}}
+  %q, %s = fp8q.quantize %x silu_gate(%g : tensor<4x256xbf16>) {group_size = 32 : i64} : tensor<4x256xbf16> -> tensor<4x256xf8E4M3FN>, tensor<4x8xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @residual_without_sum(%x: tensor<4x256xbf16>, %g: tensor<256xbf16>, %r: tensor<4x256xbf16>) {
+  // expected-error @+1 {{residual operand and residual_sum result come together (sum = x + residual is returned)}}
+  %q, %s = "fp8q.rms_norm_quantize"(%x, %g, %r) <{epsilon = 1.0e-06 : f32, group_size = 128 : i64, resultSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<4x256xbf16>, tensor<256xbf16>, tensor<4x256xbf16>) -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf32>)
+  return
+}
+
+// -----
+
+func.func @residual_type(%x: tensor<4x256xbf16>, %g: tensor<256xbf16>, %r: tensor<4x256xf16>) {
+  // expected-error @+1 {{residual must have the type of x 'tensor<4x256xbf16>', got 'tensor<4x256xf16>'}}
+  %q, %s, %sum = fp8q.rms_norm_quantize %x, %g residual(%r : tensor<4x256xf16> -> tensor<4x256xbf16>) : tensor<4x256xbf16>, tensor<256xbf16> -> tensor<4x256xf8E4M3FN>, tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @residual_sum_type(%x: tensor<4x256xbf16>, %g: tensor<256xbf16>, %r: tensor<4x256xbf16>) {
+  // expected-error @+1 {{residual_sum result must have the type of x 'tensor<4x256xbf16>', got 'tensor<8x256xbf16>'}}
+  %q, %s, %sum = fp8q.rms_norm_quantize %x, %g residual(%r : tensor<4x256xbf16> -> tensor<8x256xbf16>) : tensor<4x256xbf16>, tensor<256xbf16> -> tensor<4x256xf8E4M3FN>, tensor<4x2xf32>
+  return
+}

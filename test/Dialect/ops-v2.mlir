@@ -116,7 +116,7 @@ module attributes {fp8q.target = #fp8q.target<arch = "sm100">} {
 // CHECK-LABEL: func.func @generic
 // CHECK: fp8q.quantize %{{.*}} global(%{{.*}} : tensor<f32>) {group_size = 16 : i64, scale_rounding = #fp8q.scale_rounding<e4m3>}
 func.func @generic(%x: tensor<8x32xf32>, %g: tensor<f32>) -> tensor<8x2xf8E4M3FN, #fp8q.layout<cdna4_mx>> {
-  %q, %s = "fp8q.quantize"(%x, %g) <{group_size = 16 : i64, scale_rounding = #fp8q.scale_rounding<e4m3>}>
+  %q, %s = "fp8q.quantize"(%x, %g) <{group_size = 16 : i64, operandSegmentSizes = array<i32: 1, 0, 1>, scale_rounding = #fp8q.scale_rounding<e4m3>}>
       : (tensor<8x32xf32>, tensor<f32>) -> (tensor<8x32xf4E2M1FN>, tensor<8x2xf8E4M3FN, #fp8q.layout<cdna4_mx>>)
   return %s : tensor<8x2xf8E4M3FN, #fp8q.layout<cdna4_mx>>
 }

@@ -79,3 +79,17 @@ func.func @materialize(%s: tensor<?x56xf32>) -> tensor<?x56xf32, #fp8q.layout<co
 // CHECK: #fp8q.target<arch = "gfx942">
 // CHECK: #fp8q.target<arch = "sm90">
 module @targets attributes {test.a = #fp8q.target<arch = "gfx942">, test.b = #fp8q.target<arch = "sm90">} {}
+
+// -----
+
+// The fused elementwise producers round-trip (custom and generic forms).
+// CHECK-LABEL: func.func @fused_producers
+// CHECK: fp8q.rms_norm_quantize %arg0, %arg1 residual(%arg2 : tensor<?x256xbf16> -> tensor<?x256xbf16>) {keep_unquantized} : tensor<?x256xbf16>, tensor<256xbf16> -> tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<?x256xbf16>
+// CHECK: fp8q.quantize %arg0 silu_gate(%arg2 : tensor<?x256xbf16>) : tensor<?x256xbf16> -> tensor<?x256xf8E4M3FN>, tensor<?x2xf32, #fp8q.layout<col_major>>
+func.func @fused_producers(%x: tensor<?x256xbf16>, %g: tensor<256xbf16>, %r: tensor<?x256xbf16>) {
+  %q, %s, %y, %sum = fp8q.rms_norm_quantize %x, %g residual(%r : tensor<?x256xbf16> -> tensor<?x256xbf16>) {keep_unquantized}
+      : tensor<?x256xbf16>, tensor<256xbf16> -> tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<?x256xbf16>
+  %q2, %s2 = fp8q.quantize %x silu_gate(%r : tensor<?x256xbf16>)
+      : tensor<?x256xbf16> -> tensor<?x256xf8E4M3FN>, tensor<?x2xf32, #fp8q.layout<col_major>>
+  return
+}

@@ -42,6 +42,12 @@ struct Fp8qPipelineOptions
       llvm::cl::desc("Let propagation retype quantize producers to write the "
                      "layout their consumers read (fused transposed write)"),
       llvm::cl::init(true)};
+  Option<bool> fuseElementwiseProducers{
+      *this, "fuse-elementwise-producers",
+      llvm::cl::desc("Fuse the residual add into rms_norm_quantize and the "
+                     "SiLU x mul into quantize "
+                     "(--fp8q-fuse-elementwise-producers)"),
+      llvm::cl::init(true)};
   Option<bool> skipPropagation{
       *this, "skip-propagation",
       llvm::cl::desc(

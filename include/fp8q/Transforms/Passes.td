@@ -213,6 +213,44 @@ def PropagateScaleLayout : Pass<"fp8q-propagate-scale-layout", "mlir::ModuleOp">
   ];
 }
 
+def FuseElementwiseProducers
+    : Pass<"fp8q-fuse-elementwise-producers", "mlir::ModuleOp"> {
+  let summary = "Fuse the residual add into fp8q.rms_norm_quantize and the "
+                "SiLU x mul into fp8q.quantize";
+  let description = [{
+    Derives the two producers serving stacks hand-write (vLLM / SGLang
+    `fused_add_rms_norm` and `silu_and_mul` + per-group quant), so the
+    intermediate activation is never written and read back:
+
+    - `fp8q.rms_norm_quantize(arith.addf(a, b))` becomes
+      `fp8q.rms_norm_quantize a residual(b)`, whose extra result, the sum,
+      replaces every other use of the add. Legal when every other use runs
+      after the norm (in its block, or nested in an op after it), since the
+      sum is now defined there.
+    - `fp8q.quantize(arith.mulf(silu(g), u))`, silu(g) written as
+      `g / (1 + exp(-g))` in f32 (`arith.divf`, `arith.addf` with a splat
+      1.0, `math.exp`, `arith.negf`), becomes
+      `fp8q.quantize u silu_gate(g)`; when g and u are `arith.extf` of one
+      narrower type the fused op reads the narrow tensors (the extension is
+      exact). Only when the product has no other use (else it is computed
+      anyway), and only for FP8 quantization with f32 scales.
+
+    Both rewrites keep the computed values bit for bit: the fused runtime
+    entry points compute the same f32 operations in the same order (see
+    docs/RuntimeABI.md). The pass matches arith / math ops on tensors (the
+    form fp8q-model-gen emits, before `convert-elementwise-to-linalg`).
+    Intermediate ops left without a use are erased. Running the pass twice
+    changes nothing.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect"];
+  let statistics = [
+    Statistic<"numResidualAddsFused", "residual-adds-fused",
+              "Residual adds fused into fp8q.rms_norm_quantize">,
+    Statistic<"numSiluMulsFused", "silu-muls-fused",
+              "SiLU x mul producers fused into fp8q.quantize">
+  ];
+}
+
 def FreshElementwiseInits
     : Pass<"fp8q-fresh-elementwise-inits", "mlir::ModuleOp"> {
   let summary = "Give elementwise linalg.generic ops a fresh alloc_tensor "

@@ -46,7 +46,21 @@ static LogicalResult verifyQuantizeBuffers(Operation *op, Value x, Value q,
                  failed(verifyShape(op, "scale", scale, {m, k / groupSize})));
 }
 
+/// `value` (operand `name`) has x's element type and shape.
+static LogicalResult verifyLikeX(Operation *op, StringRef name, Value value,
+                                 Value x) {
+  auto xType = cast<MemRefType>(x.getType());
+  if (elementTypeOf(value) != xType.getElementType())
+    return op->emitOpError()
+           << name << " element type " << elementTypeOf(value)
+           << " must match x element type " << xType.getElementType();
+  return verifyShape(op, name, value, xType.getShape());
+}
+
 LogicalResult BufferQuantizeOp::verify() {
+  if (Value gate = getSiluGate())
+    if (failed(verifyLikeX(*this, "silu_gate", gate, getX())))
+      return failure();
   return verifyQuantizeBuffers(*this, getX(), getQ(), getScale(),
                                getGroupSize());
 }
@@ -62,13 +76,15 @@ LogicalResult BufferRmsNormQuantizeOp::verify() {
                          << xType.getElementType();
   if (failed(verifyShape(*this, "gamma", getGamma(), {xType.getDimSize(1)})))
     return failure();
-  if (Value y = getUnquantized()) {
-    if (elementTypeOf(y) != xType.getElementType())
-      return emitOpError() << "unquantized element type " << elementTypeOf(y)
-                           << " must match x element type "
-                           << xType.getElementType();
-    return verifyShape(*this, "unquantized", y, xType.getShape());
-  }
+  if (Value y = getUnquantized())
+    if (failed(verifyLikeX(*this, "unquantized", y, getX())))
+      return failure();
+  if (!getResidual() != !getResidualSum())
+    return emitOpError() << "residual and residual_sum buffers come together";
+  if (Value residual = getResidual())
+    return failure(
+        failed(verifyLikeX(*this, "residual", residual, getX())) ||
+        failed(verifyLikeX(*this, "residual_sum", getResidualSum(), getX())));
   return success();
 }
 

@@ -158,6 +158,18 @@ LogicalResult QuantizeOp::verify() {
     return emitOpError() << "global_scale applies only to NVFP4 (f4E2M1FN q, "
                             "f8E4M3FN scales); drop it for "
                          << getBlockFormatName(*format);
+  if (Value gate = getSiluGate()) {
+    if (gate.getType() != getX().getType())
+      return emitOpError() << "silu_gate must have the type of x "
+                           << getX().getType() << ", got " << gate.getType();
+    if (!isFp8Type(qElement) || !scaleElement.isF32() || getScaleRounding())
+      return emitOpError()
+             << "silu_gate is fused only into FP8 quantization with f32 "
+                "scales (SPEC v1), got "
+             << getBlockFormatName(*format)
+             << (getScaleRounding() ? " with scale_rounding" : "")
+             << "; quantize silu(gate) * x computed separately instead";
+  }
   return success();
 }
 
@@ -192,6 +204,18 @@ LogicalResult RmsNormQuantizeOp::verify() {
   if (getUnquantized() && getUnquantized().getType() != xType)
     return emitOpError() << "unquantized result must have the type of x "
                          << xType << ", got " << getUnquantized().getType();
+  // The generic form can state one without the other.
+  if (!getResidual() != !getResidualSum())
+    return emitOpError() << "residual operand and residual_sum result come "
+                            "together (sum = x + residual is returned)";
+  if (Value residual = getResidual()) {
+    if (residual.getType() != xType)
+      return emitOpError() << "residual must have the type of x " << xType
+                           << ", got " << residual.getType();
+    if (getResidualSum().getType() != xType)
+      return emitOpError() << "residual_sum result must have the type of x "
+                           << xType << ", got " << getResidualSum().getType();
+  }
   return success();
 }
 

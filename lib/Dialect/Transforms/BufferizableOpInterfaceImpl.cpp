@@ -218,12 +218,16 @@ struct QuantizeOpModel : public Fp8qOpModel<QuantizeOpModel, QuantizeOp> {
                           BufferizationState &state) const {
     auto quant = cast<QuantizeOp>(op);
     SmallVector<Value> ins, outs;
-    if (failed(getBuffers(rewriter, {quant.getX()}, options, state, ins)))
+    SmallVector<Value> operands{quant.getX()};
+    if (Value gate = quant.getSiluGate())
+      operands.push_back(gate);
+    if (failed(getBuffers(rewriter, operands, options, state, ins)))
       return failure();
     if (failed(allocateResults(rewriter, op, ins[0], options, outs)))
       return failure();
-    BufferQuantizeOp::create(rewriter, op->getLoc(), ins[0], outs[0], outs[1],
-                             quant.getGroupSize());
+    Value gate = ins.size() > 1 ? ins[1] : Value();
+    BufferQuantizeOp::create(rewriter, op->getLoc(), ins[0], gate, outs[0],
+                             outs[1], quant.getGroupSize());
     replaceOpWithBufferizedValues(rewriter, op, outs);
     return success();
   }
@@ -236,15 +240,19 @@ struct RmsNormQuantizeOpModel
                           BufferizationState &state) const {
     auto norm = cast<RmsNormQuantizeOp>(op);
     SmallVector<Value> ins, outs;
-    if (failed(getBuffers(rewriter, {norm.getX(), norm.getGamma()}, options,
-                          state, ins)))
+    SmallVector<Value> operands{norm.getX(), norm.getGamma()};
+    if (Value residual = norm.getResidual())
+      operands.push_back(residual);
+    if (failed(getBuffers(rewriter, operands, options, state, ins)))
       return failure();
     if (failed(allocateResults(rewriter, op, ins[0], options, outs)))
       return failure();
-    Value unquantized = outs.size() > 2 ? outs[2] : Value();
+    Value unquantized = norm.getUnquantized() ? outs[2] : Value();
+    Value residual = ins.size() > 2 ? ins[2] : Value();
+    Value sum = residual ? outs.back() : Value();
     BufferRmsNormQuantizeOp::create(
         rewriter, op->getLoc(), ins[0], ins[1], outs[0], outs[1], unquantized,
-        norm.getEpsilonAttr(), norm.getGroupSizeAttr());
+        residual, sum, norm.getEpsilonAttr(), norm.getGroupSizeAttr());
     replaceOpWithBufferizedValues(rewriter, op, outs);
     return success();
   }

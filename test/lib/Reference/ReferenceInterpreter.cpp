@@ -106,9 +106,18 @@ void Interpreter::quantizeIdentity(Value x, Value q, Value scale) {
 }
 
 LogicalResult Interpreter::rmsNorm(RmsNormQuantizeOp op) {
-  const RefTensor &x = get(op.getX());
+  RefTensor x = get(op.getX());
   const RefTensor &gamma = get(op.getGamma());
   int64_t m = x.shape[0], k = x.shape[1];
+  // The fused residual add: the sum is normalized and returned.
+  if (Value residual = op.getResidual()) {
+    const RefTensor &r = get(residual);
+    std::vector<float> sum(m * k);
+    for (int64_t i = 0; i < m * k; ++i)
+      sum[i] = x[i] + r[i];
+    x = RefTensor::make(x.shape, std::move(sum));
+    set(op.getResidualSum(), x);
+  }
   double eps = op.getEpsilon().convertToDouble();
   std::vector<float> values(m * k);
   for (int64_t i = 0; i < m; ++i) {
@@ -270,6 +279,17 @@ LogicalResult Interpreter::run(Operation *op) {
         return unary(o, [](double a) { return std::exp(a); });
       })
       .Case([&](QuantizeOp q) {
+        if (Value gate = q.getSiluGate()) {
+          // The fused SwiGLU: quantize silu(gate) * x.
+          const RefTensor &g = get(gate), &x = get(q.getX());
+          std::vector<float> a(x.data->size());
+          for (size_t i = 0; i < a.size(); ++i)
+            a[i] = float(double(g[i]) / (1.0 + std::exp(-double(g[i]))) *
+                         double(x[i]));
+          set(q.getQ(), RefTensor::make(x.shape, std::move(a)));
+          set(q.getScale(), ones(q.getScale().getType(), x.shape[0]));
+          return success();
+        }
         quantizeIdentity(q.getX(), q.getQ(), q.getScale());
         return success();
       })

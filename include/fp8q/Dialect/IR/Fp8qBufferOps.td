@@ -34,7 +34,8 @@ def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize"> {
   let description = [{
     Reads x [M, K], writes q [M, K] and scale [M, K / group_size]. The
     scale buffer's strides say where each scale goes: a column-major buffer
-    (strides (1, ld)) receives the fused transposed write.
+    (strides (1, ld)) receives the fused transposed write. With
+    `silu_gate` the quantized input is silu(gate) * x (fp8q.quantize).
 
     ```mlir
     fp8q.buffer.quantize %x, %q, %s {group_size = 128 : i64}
@@ -43,20 +44,25 @@ def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize"> {
     ```
   }];
   let arguments = (ins Arg<Fp8q_ActMemRef, "input", [MemRead]>:$x,
+                       Arg<Optional<Fp8q_ActMemRef>, "SiLU gate", [MemRead]>:
+                           $silu_gate,
                        Arg<Fp8q_Fp8MemRef, "quantized output", [MemWrite]>:$q,
                        Arg<Fp8q_ScaleMemRef, "scale output", [MemWrite]>:$scale,
                        DefaultValuedAttr<I64Attr, "128">:$group_size);
   let assemblyFormat = [{
-    $x `,` $q `,` $scale attr-dict `:` type($x) `,` type($q) `,` type($scale)
+    $x (`silu_gate` `(` $silu_gate^ `:` type($silu_gate) `)`)? `,` $q `,`
+    $scale attr-dict `:` type($x) `,` type($q) `,` type($scale)
   }];
 }
 
-def Fp8q_BufferRmsNormQuantizeOp : Fp8q_BufferOp<"rms_norm_quantize"> {
+def Fp8q_BufferRmsNormQuantizeOp : Fp8q_BufferOp<"rms_norm_quantize",
+    [AttrSizedOperandSegments]> {
   let summary = "memref form of fp8q.rms_norm_quantize (destination-passing)";
   let description = [{
     Reads x [M, K] and gamma [K]; writes q, scale and, when the
     `unquantized` buffer is present, the normalized x rounded to x's
-    element type.
+    element type. With `residual`, x + residual rounded to x's element type
+    is written to `residual_sum` and normalized instead of x.
 
     ```mlir
     fp8q.buffer.rms_norm_quantize %x, %g, %q, %s, %y {epsilon = 1.0e-06 : f32}
@@ -71,10 +77,16 @@ def Fp8q_BufferRmsNormQuantizeOp : Fp8q_BufferOp<"rms_norm_quantize"> {
       Arg<Fp8q_ScaleMemRef, "scale output", [MemWrite]>:$scale,
       Arg<Optional<Fp8q_ActMemRef>, "normalized output", [MemWrite]>:
           $unquantized,
+      Arg<Optional<Fp8q_ActMemRef>, "residual", [MemRead]>:$residual,
+      Arg<Optional<Fp8q_ActMemRef>, "x + residual output", [MemWrite]>:
+          $residual_sum,
       DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
       DefaultValuedAttr<I64Attr, "128">:$group_size);
   let assemblyFormat = [{
-    $x `,` $gamma `,` $q `,` $scale (`,` $unquantized^)? attr-dict `:`
+    $x `,` $gamma `,` $q `,` $scale (`,` $unquantized^)?
+    (`residual` `(` $residual^ `:` type($residual) `->` $residual_sum `:`
+     type($residual_sum) `)`)?
+    attr-dict `:`
     type($x) `,` type($gamma) `,` type($q) `,` type($scale)
     (`,` type($unquantized)^)?
   }];

@@ -26,7 +26,7 @@ def Fp8q_Fp8Tensor : TensorRankOf<[Fp8q_Float8], [2]>;
 def Fp8q_ScaleTensor : TensorRankOf<[F32], [2]>;
 def Fp8q_OutTensor : TensorRankOf<[BF16], [2]>;
 
-def Fp8q_QuantizeOp : Fp8q_Op<"quantize", [Pure]> {
+def Fp8q_QuantizeOp : Fp8q_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   let summary = "per-1xg activation quantization to FP8";
   let description = [{
     Quantizes x [M, K] per group of `group_size` consecutive elements along
@@ -52,25 +52,51 @@ def Fp8q_QuantizeOp : Fp8q_Op<"quantize", [Pure]> {
         : tensor<?x7168xbf16> -> tensor<?x7168xf4E2M1FN>,
           tensor<?x448xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>
     ```
+
+    With `silu_gate` (the fused SwiGLU producer, see
+    --fp8q-fuse-elementwise-producers) the quantized input is
+    silu(gate) * x, computed in f32 on the extended operands as
+    g / (1 + exp(-g)) * x: serving stacks' `silu_and_mul` + group quant in
+    one kernel. gate has x's type; FP8 1x128 formats only.
+
+    ```mlir
+    %q, %s = fp8q.quantize %up silu_gate(%gate : tensor<?x2048xbf16>)
+        : tensor<?x2048xbf16> -> tensor<?x2048xf8E4M3FN>, tensor<?x16xf32>
+    ```
   }];
   let arguments = (ins Fp8q_ActTensor:$x,
+                       Optional<Fp8q_ActTensor>:$silu_gate,
                        Optional<0DTensorOf<[F32]>>:$global_scale,
                        DefaultValuedAttr<I64Attr, "128">:$group_size,
                        OptionalAttr<Fp8q_ScaleRoundingAttr>:$scale_rounding);
   let results = (outs Fp8q_QTensor:$q, Fp8q_AnyScaleTensor:$scale);
   let assemblyFormat = [{
-    $x (`global` `(` $global_scale^ `:` type($global_scale) `)`)? attr-dict
+    $x (`silu_gate` `(` $silu_gate^ `:` type($silu_gate) `)`)?
+    (`global` `(` $global_scale^ `:` type($global_scale) `)`)? attr-dict
     `:` type($x) `->` type($q) `,` type($scale)
   }];
   let hasVerifier = 1;
 }
 
-def Fp8q_RmsNormQuantizeOp : Fp8q_Op<"rms_norm_quantize", [Pure]> {
+def Fp8q_RmsNormQuantizeOp : Fp8q_Op<"rms_norm_quantize",
+    [Pure, AttrSizedResultSegments]> {
   let summary = "fused RMSNorm and per-1xg FP8 quantization";
   let description = [{
     y = x / sqrt(mean(x^2) + epsilon) * gamma per row, rounded to x's
     element type, then quantized like `fp8q.quantize`. With
     `keep_unquantized` the rounded y is the third result.
+
+    With `residual` (the fused residual add, serving stacks'
+    `fused_add_rms_norm`; see --fp8q-fuse-elementwise-producers) the op
+    first computes sum = x + residual rounded to x's element type, returns
+    it as the last result and normalizes sum instead of x.
+
+    ```mlir
+    %q, %s, %sum = fp8q.rms_norm_quantize %attn, %gamma
+        residual(%h : tensor<?x6144xbf16> -> tensor<?x6144xbf16>)
+        : tensor<?x6144xbf16>, tensor<6144xbf16> -> tensor<?x6144xf8E4M3FN>,
+          tensor<?x48xf32>
+    ```
 
     ```mlir
     %q, %s, %y = fp8q.rms_norm_quantize %x, %gamma
@@ -81,13 +107,18 @@ def Fp8q_RmsNormQuantizeOp : Fp8q_Op<"rms_norm_quantize", [Pure]> {
   }];
   let arguments = (ins Fp8q_ActTensor:$x,
                        TensorRankOf<[BF16, F16, F32], [1]>:$gamma,
+                       Optional<Fp8q_ActTensor>:$residual,
                        DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
                        DefaultValuedAttr<I64Attr, "128">:$group_size,
                        UnitAttr:$keep_unquantized);
   let results = (outs Fp8q_Fp8Tensor:$q, Fp8q_ScaleTensor:$scale,
-                      Optional<Fp8q_ActTensor>:$unquantized);
+                      Optional<Fp8q_ActTensor>:$unquantized,
+                      Optional<Fp8q_ActTensor>:$residual_sum);
   let assemblyFormat = [{
-    $x `,` $gamma attr-dict `:` type($x) `,` type($gamma) `->` type($q) `,`
+    $x `,` $gamma
+    (`residual` `(` $residual^ `:` type($residual) `->` type($residual_sum)
+     `)`)?
+    attr-dict `:` type($x) `,` type($gamma) `->` type($q) `,`
     type($scale) (`,` type($unquantized)^)?
   }];
   let hasVerifier = 1;
