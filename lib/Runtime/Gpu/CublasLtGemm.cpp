@@ -113,7 +113,11 @@ struct Plan {
   cublasLtMatmulAlgo_t algo{};
   size_t workspace = 0;
   bool usable = false;
+  bool warned = false; ///< the portable-GEMM fallback was reported
 };
+
+/// The rows a refused small-M GEMM is padded to.
+constexpr int64_t kPadRows = 16;
 
 using Key =
     std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
@@ -200,6 +204,60 @@ bool build(const Lt &l, cublasLtHandle_t h, Plan &p, int64_t M, int64_t N,
   return true;
 }
 
+/// The plan for `key` (built on first use; `why` says why it is unusable).
+/// The caller holds cacheMutex.
+Plan *cachedPlan(const Lt &l, cublasLtHandle_t h, const Key &key,
+                 const fp8q::rt::GemmPlan &plan, std::string &why) {
+  std::unique_ptr<Plan> &slot = plans[key];
+  if (!slot) {
+    slot = std::make_unique<Plan>();
+    slot->handle = h;
+    auto [dev, M, N, K, ldq, ldw, ldo] = key;
+    (void)dev;
+    build(l, h, *slot, M, N, K, ldq, ldw, ldo, plan.wScale.base,
+          plan.xScale.base, why);
+  }
+  return slot.get();
+}
+
+/// Stream-ordered padded copies of a small-M GEMM's q [M, K], x_scale
+/// (column-major, ld = M) and out [M, N], at Mp rows: q and x_scale are
+/// copied in (the extra rows zeroed), out is copied back by finish().
+struct PaddedOperands {
+  hipStream_t stream;
+  void *q = nullptr, *xs = nullptr, *out = nullptr;
+
+  /// Allocates and fills the inputs; a message on failure.
+  std::string init(const fp8q::rt::GemmPlan &plan, int64_t Mp) {
+    const int64_t M = plan.M, N = plan.N, K = plan.K, G = plan.G;
+    cudaError_t e;
+    if ((e = cudaMallocAsync(&q, Mp * K, stream)) ||
+        (e = cudaMallocAsync(&xs, G * Mp * 4, stream)) ||
+        (e = cudaMallocAsync(&out, Mp * N * 2, stream)) ||
+        (e = cudaMemsetAsync(q, 0, Mp * K, stream)) ||
+        (e = cudaMemsetAsync(xs, 0, G * Mp * 4, stream)) ||
+        (e = cudaMemcpy2DAsync(q, K, plan.q.base, plan.q.s0, K, M,
+                               cudaMemcpyDeviceToDevice, stream)) ||
+        (e = cudaMemcpy2DAsync(xs, Mp * 4, plan.xScale.base, plan.xs1 * 4,
+                               M * 4, G, cudaMemcpyDeviceToDevice, stream)))
+      return std::string("padding a small-M GEMM: ") + cudaGetErrorString(e);
+    return "";
+  }
+  /// Copies the M real rows of the result out.
+  std::string finish(const fp8q::rt::GemmPlan &plan) {
+    cudaError_t e =
+        cudaMemcpy2DAsync(plan.out.base, plan.out.s0 * 2, out, plan.N * 2,
+                          plan.N * 2, plan.M, cudaMemcpyDeviceToDevice, stream);
+    return e ? std::string("padding a small-M GEMM: ") + cudaGetErrorString(e)
+             : "";
+  }
+  ~PaddedOperands() {
+    for (void *p : {q, xs, out})
+      if (p)
+        (void)cudaFreeAsync(p, stream);
+  }
+};
+
 } // namespace
 
 int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
@@ -212,7 +270,14 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
   int dev = 0;
   if (hipGetDevice(&dev) != hipSuccess)
     return fail(entry, FP8Q_ERR_DEVICE, "no CUDA device");
+  if (plan.preshuffled || K != G * 128 || K % 16 || N % 8)
+    return Exec::kNotHandled;
+  // cuBLASLt's block-scaled FP8 kernels refuse some small M (M = 1 on the
+  // H200): those run at M rounded up to kPadRows on padded copies of q,
+  // x_scale and out (below).
+  const int64_t Mp = (M + kPadRows - 1) / kPadRows * kPadRows;
   Plan *p = nullptr;
+  bool padded = false;
   {
     std::lock_guard<std::mutex> lock(cacheMutex);
     cublasLtHandle_t &h = handles[dev];
@@ -220,22 +285,23 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
       h = nullptr;
       return fail(entry, FP8Q_ERR_DEVICE, "cublasLtCreate failed");
     }
-    std::unique_ptr<Plan> &slot = plans[Key{dev, M, N, K, ldq, ldw, ldo}];
-    if (!slot) {
-      slot = std::make_unique<Plan>();
-      slot->handle = h;
-      std::string why;
-      if (!build(l, h, *slot, M, N, K, ldq, ldw, ldo, plan.wScale.base,
-                 plan.xScale.base, why))
+    std::string why;
+    p = cachedPlan(l, h, Key{dev, M, N, K, ldq, ldw, ldo}, plan, why);
+    if (!p->usable && Mp != M) {
+      std::string paddedWhy;
+      p = cachedPlan(l, h, Key{dev, Mp, N, K, K, ldw, N}, plan, paddedWhy);
+      padded = p->usable;
+    }
+    if (!p->usable) {
+      if (!p->warned)
         fp8q::rt::warn(entry,
                        "cuBLASLt refuses M=%lld N=%lld K=%lld (%s): the "
                        "portable GEMM runs instead",
                        (long long)M, (long long)N, (long long)K, why.c_str());
+      p->warned = true;
+      return Exec::kNotHandled;
     }
-    p = slot.get();
   }
-  if (!p->usable || plan.preshuffled || K != G * 128 || K % 16 || N % 8)
-    return Exec::kNotHandled;
   // The weight scale as cuBLASLt reads BLK128x128 for A (K x N): the K
   // blocks of each N block contiguous, ld a multiple of 4. A row-major
   // [ceil(N/128), G] scale with G % 4 == 0 is that already; any other is
@@ -276,22 +342,33 @@ int32_t cublasLtGemm(const char *entry, const fp8q::rt::GemmPlan &plan,
       status = fail(entry, FP8Q_ERR_DEVICE, "cuBLASLt workspace of %zu bytes",
                     p->workspace);
   }
+  PaddedOperands pad{stream};
+  const void *q = plan.q.base, *xs = plan.xScale.base;
+  void *out = plan.out.base;
+  if (status == FP8Q_OK && padded) {
+    if (std::string e = pad.init(plan, Mp); !e.empty())
+      status = fail(entry, FP8Q_ERR_DEVICE, "%s", e.c_str());
+    q = pad.q;
+    xs = pad.xs;
+    out = pad.out;
+  }
   if (status == FP8Q_OK) {
     std::lock_guard<std::mutex> lock(p->m);
     const float alpha = 1.0f, beta = 0.0f;
-    const void *xs = plan.xScale.base;
     cublasStatus_t s;
     if ((s = l.descSet(p->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &ws,
                        sizeof ws)) ||
         (s = l.descSet(p->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &xs,
                        sizeof xs)) ||
-        (s = l.matmul(p->handle, p->desc, &alpha, plan.w.base, p->a,
-                      plan.q.base, p->b, &beta, plan.out.base, p->d,
-                      plan.out.base, p->d, &p->algo, workspace, p->workspace,
-                      stream)))
+        (s = l.matmul(p->handle, p->desc, &alpha, plan.w.base, p->a, q, p->b,
+                      &beta, out, p->d, out, p->d, &p->algo, workspace,
+                      p->workspace, stream)))
       status =
           fail(entry, FP8Q_ERR_DEVICE, "cublasLtMatmul failed (%d)", (int)s);
   }
+  if (status == FP8Q_OK && padded)
+    if (std::string e = pad.finish(plan); !e.empty())
+      status = fail(entry, FP8Q_ERR_DEVICE, "%s", e.c_str());
   if (workspace && ownWorkspace)
     (void)hipFreeAsync(workspace, stream);
   if (packed)
