@@ -12,7 +12,7 @@ the same (M, K) are shared, as one layer's q projections share their input.
 Every output is a result of the function, so no GEMM is dead and nothing
 but the GEMMs runs.
 
-  python3 bench/gemm_step.py glm5.mlir -o glm5-gemms.mlir
+  python3 bench/gemm_step.py glm5.mlir -o glm5-gemms.mlir [--exclude NxK,...]
 """
 import argparse
 import re
@@ -28,10 +28,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model")
     ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--exclude", default="",
+                    help="NxK,... weight shapes to leave out (those the "
+                         "PyTorch anchor refuses: bench/gemm_step_torch.py)")
     args = ap.parse_args()
+    excluded = {tuple(int(v) for v in s.split("x"))
+                for s in args.exclude.split(",") if s}
     text = open(args.model).read()
     target = re.search(r"fp8q\.target = (#fp8q\.target<[^>]*>)", text)
-    gemms = [m.groups() for m in GEMM.finditer(text)]
+    gemms = [m.groups() for m in GEMM.finditer(text)
+             if (int(m.group(3)), int(m.group(4))) not in excluded]
     if not gemms:
         sys.exit(f"{args.model}: no fp8q.gemm with fp8 operands found")
     m = gemms[0][0]
