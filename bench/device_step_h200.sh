@@ -33,9 +33,12 @@ t0=$(date +%s)
 # (remove DIR to rebuild).
 bdir=${FP8Q_H200_BUILD:-$out}
 mkdir -p "$bdir"
-if [ -x "$bdir/sr/fp8q-step-run-cuda" ] && [ -f "$bdir/rt/libfp8q_runtime_cuda.so" ] &&
-  { [ "$want_host" = 0 ] || [ -x "$bdir/rt/host_overhead" ]; }; then
+if [ -x "$bdir/sr/fp8q-step-run-cuda" ] && [ -x "$bdir/rt/gpu_runtime_check" ]; then
   echo "build: reusing $bdir/rt and $bdir/sr"
+  if [ "$want_host" = 1 ] && [ ! -x "$bdir/rt/host_overhead" ]; then
+    bash bench/build-host-overhead.sh "$bdir/rt" >>"$out/build-rt.log" 2>&1 ||
+      echo "host_overhead build FAILED"
+  fi
 else
   # bench/host_overhead links the runtime just built, so it comes after it.
   (CHECK=1 bash scripts/build-cuda-runtime.sh "$bdir/rt" >"$out/build-rt.log" 2>&1 ||
