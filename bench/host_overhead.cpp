@@ -12,8 +12,10 @@
 //     queue cannot make the host wait for the GPU);
 //   - the GPU time of each call's kernels: CUDA events around replays of a
 //     captured graph of --graph-calls calls (no host in the way), and the
-//     events around the back-to-back loop (the GPU's time when the host
-//     feeds it: above the graph time, the GPU waited for the host);
+//     events around the back-to-back loop (the GPU's pace when the host
+//     feeds it: when the host's own time per call is below it, the launch
+//     queue fills and the back-to-back host time is that pace, not the
+//     host's cost);
 //   - the host-side validation alone, with no GPU call: the checks of
 //     lib/Runtime/Common/fp8q_operand_checks.h that the runtime runs on
 //     the same descriptors (--checks-only runs only this, on any machine,
@@ -74,6 +76,7 @@ using fp8q::rt::Access;
 using fp8q::rt::View1;
 using fp8q::rt::View2;
 
+/// The command line (kUsage).
 struct Options {
   int64_t m = 16;
   long calls = 20000, repeats = 3, burst = 200, graphCalls = 100;
