@@ -96,9 +96,11 @@ for phase in "${phases[@]}"; do
     for m in $(tr , ' ' <<<"${ms:-1,16,64,256}"); do
       warmup=3 iters=20
       if [ "$m" -lt 16 ]; then
-        # Below M = 16 cuBLASLt was never tried: where it refuses a shape
-        # the portable GEMM runs it (0.6-1.7 ms per GEMM, seconds per
-        # step), so one probe step decides how many steps each run gets.
+        # Below M = 16 cuBLASLt refuses some shapes; the runtime retries
+        # them padded to M = 16, and what it still refuses runs the
+        # portable GEMM (0.6-1.7 ms per GEMM, seconds per step, warned as
+        # "cuBLASLt refuses"), so one probe step decides how many steps
+        # each run gets.
         probe=$("$run" "$art/$model-fused.so" --inputs constant --m "$m" \
           --warmup 0 --iters 1 2>&1)
         refused=$(grep -c "cuBLASLt refuses" <<<"$probe")
