@@ -7,7 +7,13 @@
 #                                  M, layers as a loop: fp8q with fusion,
 #                                  without fusion, the hand-placed fix
 #   <model>-gemms.so               that step's FP8 GEMMs alone
+#   copies.csv                     model,policy,copies: the scale copies
+#                                  per step of each policy (the steps
+#                                  phase's CSV column)
 # for model = glm5 (78 layers) and deepseek (DeepSeek-V3.2, 61 layers).
+# The step artifacts take M at run time (--tokens='?'), so one artifact
+# serves every M of the steps phase: M = 1, 16, 64, 256 (fp8q-step-run
+# --m; fp8q-model-gen also takes --tokens=1 for a static M = 1).
 # Usage: bench/device_step_artifacts.sh BUILD OUTDIR
 set -euo pipefail
 build=${1:?usage: device_step_artifacts.sh BUILD OUTDIR}
@@ -15,6 +21,7 @@ out=${2:?usage: device_step_artifacts.sh BUILD OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 gen=$build/bin/fp8q-model-gen opt=$build/bin/fp8q-opt cc=$build/bin/fp8q-compile
 mkdir -p "$out/src"
+echo "model,policy,copies" >"$out/copies.csv"
 device='execution=device sm90-kernel=cublas'
 host='sm90-kernel=cublas'
 compile() { # NAME MLIR RUNTIME OPTIONS
@@ -43,12 +50,25 @@ for model in glm5:glm5 deepseek:deepseek-v3.2; do
     --fp8q-hand-placed-copies -o "$out/src/$name-hand.mlir"
   compile "$name-hand" "$out/src/$name-hand.mlir" cuda \
     "$device skip-propagation=true"
-  # Copies per step of each policy, as bench/copies_per_step.py counts them
-  # (a loop body's copies count once per iteration there; here the loop
-  # runs the same program, so the per-step counts are the unrolled ones).
-  python3 "$root/bench/gemm_step.py" "$("$gen" "$root/examples/$dir/config.json" \
-    --target=sm90 --tp=8 --tokens='?' -o "$out/src/$name-unrolled.mlir" &&
-    echo "$out/src/$name-unrolled.mlir")" -o "$out/src/$name-gemms.mlir"
+  # Copies per step of each policy, as bench/copies_per_step.py counts them,
+  # on the unrolled step (the loop's body runs once per layer, so the
+  # per-step counts are the unrolled ones); remarks go to copies.log.
+  unrolled=$out/src/$name-unrolled.mlir
+  "$gen" "$root/examples/$dir/config.json" --target=sm90 --tp=8 \
+    --tokens='?' -o "$unrolled"
+  copies() { # POLICY fp8q-opt-LAYOUT-PASS
+    local n
+    n=$("$opt" "$unrolled" --fp8q-select-kernels=sm90-kernel=cublas "$2" \
+      2>>"$out/src/copies.log" | python3 "$root/bench/step_copies.py" -)
+    echo "$name,$1,$n" >>"$out/copies.csv"
+  }
+  copies fused --fp8q-propagate-scale-layout
+  copies nofusion --fp8q-propagate-scale-layout=fuse-producers=false
+  copies hand --fp8q-hand-placed-copies
+  python3 "$root/bench/gemm_step.py" "$unrolled" -o "$out/src/$name-gemms.mlir"
+  echo "$name,gemms,$(python3 "$root/bench/step_copies.py" \
+    "$out/src/$name-gemms.mlir")" >>"$out/copies.csv"
   compile "$name-gemms" "$out/src/$name-gemms.mlir" cuda "$device"
 done
+cat "$out/copies.csv"
 ls -la "$out"/*.so

@@ -12,6 +12,8 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+
 namespace fp8q::steprun {
 
 namespace {
@@ -101,8 +103,15 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
       if (result.allocated)
         runtime.free(result.allocated, stream);
   };
-  auto oneStep = [&](bool keep) {
+  // `hostMicros`, when given, gets the step call's own wall time: the host
+  // enqueue cost, without the status check and the results' release.
+  auto oneStep = [&](bool keep, double *hostMicros = nullptr) {
+    auto start = std::chrono::steady_clock::now();
     step(slots.data());
+    if (hostMicros)
+      *hostMicros = std::chrono::duration<double, std::micro>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
     if (!runtime.check(error))
       return false;
     if (!keep)
@@ -144,8 +153,11 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
     good = good && ok(hipEventCreate(&mark), "hipEventCreate", error);
   good = good && ok(hipEventRecord(marks[0], stream), "hipEventRecord", error);
   for (int i = 0; good && i < options.iters; ++i) {
+    double hostMicros = 0;
     good = exec ? ok(hipGraphLaunch(exec, stream), "hipGraphLaunch", error)
-                : oneStep(false);
+                : oneStep(false, &hostMicros);
+    if (!exec)
+      outcome.hostMicros.push_back(hostMicros);
     good = good &&
            ok(hipEventRecord(marks[i + 1], stream), "hipEventRecord", error);
   }

@@ -40,6 +40,10 @@ struct RunOutcome {
   double microsPerStep = 0;
   /// Each timed step's time (device runs), microseconds.
   std::vector<double> stepMicros;
+  /// Each timed step's host enqueue time (device runs without a graph):
+  /// the wall time from calling the step function to its return, before
+  /// any synchronization, microseconds.
+  std::vector<double> hostMicros;
   std::string clock;
 };
 

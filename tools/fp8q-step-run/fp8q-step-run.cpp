@@ -205,6 +205,15 @@ bool writeFile(const std::string &path, const void *data, size_t size,
   return false;
 }
 
+/// Prints "<label> min X us, median Y us, max Z us<note>" of `micros`
+/// (bench/device_step_h200.sh parses these lines).
+void printSpread(const char *label, std::vector<double> micros,
+                 const char *note) {
+  std::sort(micros.begin(), micros.end());
+  std::printf("%s min %.1f us, median %.1f us, max %.1f us%s\n", label,
+              micros.front(), micros[micros.size() / 2], micros.back(), note);
+}
+
 bool run(const Artifact &artifact, const Entry &entry,
          const std::vector<HostTensor> &inputs, const RunOptions &options,
          RunOutcome &outcome, std::string &error) {
@@ -264,12 +273,12 @@ int main(int argc, char **argv) {
   std::printf("timing: %.1f us/step over %d steps after %d warm-up (%s)\n",
               outcome.microsPerStep, options.run.iters, options.run.warmup,
               outcome.clock.c_str());
-  if (!outcome.stepMicros.empty()) {
-    std::vector<double> sorted = outcome.stepMicros;
-    std::sort(sorted.begin(), sorted.end());
-    std::printf("steps: min %.1f us, median %.1f us, max %.1f us\n",
-                sorted.front(), sorted[sorted.size() / 2], sorted.back());
-  }
+  if (!outcome.stepMicros.empty())
+    printSpread("steps:", outcome.stepMicros, "");
+  // The host's own share of an eager step: scripts parse "host enqueue:".
+  if (!outcome.hostMicros.empty())
+    printSpread("host enqueue:", outcome.hostMicros,
+                " (step call to return, no synchronization)");
   for (size_t r = 0; r < outcome.results.size(); ++r) {
     const HostTensor &result = outcome.results[r];
     std::string shape;
