@@ -3,10 +3,13 @@
 # bench/device_step_h200.sh runs on the GPU machine (which has no MLIR):
 #   tiny.{device,host}.so          examples/tiny, sm90, cublas kernel
 #   glm5-2.{device,host}.so        two full-width GLM-5 layers (TP 1)
-#   <model>-{fused,nofusion,hand}.so   the whole decode step at TP 8, dynamic
-#                                  M, layers as a loop: fp8q with fusion,
-#                                  without fusion, the hand-placed fix
+#   <model>-{fused,fused-noprod,nofusion,hand}.so   the whole decode step
+#                                  at TP 8, dynamic M, unrolled: fp8q with
+#                                  fusion, the same without the fused
+#                                  elementwise producers, without layout
+#                                  fusion, the hand-placed fix
 #   <model>-gemms.so               that step's FP8 GEMMs alone
+#   <model>-gemms-torchset.so      the GEMMs the PyTorch anchor runs
 #   copies.csv                     model,policy,copies: the scale copies
 #                                  per step of each policy (the steps
 #                                  phase's CSV column)
@@ -37,12 +40,22 @@ compile tiny.host "$out/src/tiny.mlir" cpu "$host"
 compile glm5-2.device "$out/src/glm5-2.mlir" cuda "$device"
 compile glm5-2.host "$out/src/glm5-2.mlir" cpu "$host"
 
+# FP8Q_STEP_FORM=loop builds the steps with their layers as a loop (fast to
+# compile, but a residual add that crosses the loop's back edge is not
+# fused into the next layer's norm); the default is the unrolled step.
+form=${FP8Q_STEP_FORM:-unrolled}
 for model in glm5:glm5 deepseek:deepseek-v3.2; do
   name=${model%%:*} dir=${model#*:}
   src=$out/src/$name.mlir
+  loop=()
+  [ "$form" = loop ] && loop=(--layers-as-loop)
   "$gen" "$root/examples/$dir/config.json" --target=sm90 --tp=8 \
-    --layers-as-loop --tokens='?' -o "$src"
+    "${loop[@]}" --tokens='?' -o "$src"
   compile "$name-fused" "$src" cuda "$device"
+  # The same without the fused elementwise producers (residual add into
+  # rms_norm_quantize, SiLU x mul into quantize): what they save.
+  compile "$name-fused-noprod" "$src" cuda \
+    "$device fuse-elementwise-producers=false"
   compile "$name-nofusion" "$src" cuda "$device fuse-producers=false"
   # The historical fix: producers row-major, a copy before every GEMM whose
   # kernel reads another layout, no propagation.
@@ -63,12 +76,19 @@ for model in glm5:glm5 deepseek:deepseek-v3.2; do
     echo "$name,$1,$n" >>"$out/copies.csv"
   }
   copies fused --fp8q-propagate-scale-layout
+  copies fused-noprod --fp8q-propagate-scale-layout
   copies nofusion --fp8q-propagate-scale-layout=fuse-producers=false
   copies hand --fp8q-hand-placed-copies
   python3 "$root/bench/gemm_step.py" "$unrolled" -o "$out/src/$name-gemms.mlir"
   echo "$name,gemms,$(python3 "$root/bench/step_copies.py" \
     "$out/src/$name-gemms.mlir")" >>"$out/copies.csv"
   compile "$name-gemms" "$out/src/$name-gemms.mlir" cuda "$device"
+  # The GEMM set of the PyTorch anchor (shared/REFERENCE.md: its scaled_mm
+  # refused N x K = 6144 x 256 and 128 x 6144), for bench/gemm_step_torch.py.
+  python3 "$root/bench/gemm_step.py" "$unrolled" \
+    -o "$out/src/$name-gemms-torchset.mlir" --exclude 6144x256,128x6144
+  compile "$name-gemms-torchset" "$out/src/$name-gemms-torchset.mlir" cuda \
+    "$device"
 done
 cat "$out/copies.csv"
 ls -la "$out"/*.so

@@ -9,6 +9,8 @@
 #   M = 1,16,64,256 unless given), host[:MODEL[:M]] (the host's cost:
 #   bench/host_overhead.cpp per runtime call, and the per-step host enqueue
 #   time of MODEL's fused step, default glm5 at M = 16)
+#   torch:MODEL[:Ms] (the PyTorch anchor of the GEMMs alone, bench/
+#   gemm_step_torch.py, beside the gemms and gemms-torchset artifacts)
 #   (default: check compare steps:glm5:1,16 host)
 # The steps phase appends one CSV line per run to OUT/step_time.csv
 # (bench/plot_step_time.py draws it); the host phase writes
@@ -111,7 +113,8 @@ for phase in "${phases[@]}"; do
           grep -m3 "cuBLASLt refuses" <<<"$probe"
         fi
       fi
-      for policy in fused nofusion hand gemms; do
+      for policy in fused fused-noprod nofusion hand gemms gemms-torchset; do
+        [ -f "$art/$model-$policy.so" ] || continue
         for g in "" --graph; do
           graph=no
           [ -n "$g" ] && graph=yes
@@ -131,6 +134,16 @@ for phase in "${phases[@]}"; do
   host | host:*)
     IFS=: read -r _ model m <<<"$phase"
     model=${model:-glm5} m=${m:-16}
+    # The baseline first: every operand asked about (no range cache).
+    FP8Q_RT_RANGE_CACHE=0 "$bdir/rt/host_overhead" --m "$m" \
+      --csv "$out/host_overhead-nocache.csv" \
+      >"$out/host_overhead-nocache.txt" 2>"$out/host_overhead-nocache.err"
+    echo "host_overhead (FP8Q_RT_RANGE_CACHE=0) rc=$?"
+    grep -v "^wrote " "$out/host_overhead-nocache.txt"
+    text=$(FP8Q_RT_RANGE_CACHE=0 "$run" "$art/$model-fused.so" --inputs constant \
+      --m "$m" --warmup 3 --iters 20 2>&1)
+    echo "== $model-fused m=$m (no graph, FP8Q_RT_RANGE_CACHE=0)"
+    grep -E "^steps:|^host enqueue:|error" <<<"$text"
     "$bdir/rt/host_overhead" --m "$m" --csv "$out/host_overhead.csv" \
       >"$out/host_overhead.txt" 2>"$out/host_overhead.err"
     echo "host_overhead rc=$?"
@@ -167,8 +180,22 @@ for phase in "${phases[@]}"; do
         f["cheapest_kernel"], f["kernel_us"]
     }'
     ;;
+  torch:*)
+    # The PyTorch anchor of the GEMMs alone, beside fp8q's GEMM artifacts
+    # on the same GPU in the same run (one graph each).
+    IFS=: read -r _ model ms <<<"$phase"
+    for m in $(tr , ' ' <<<"${ms:-16,64,256}"); do
+      python3 bench/gemm_step_torch.py "$art/src/$model-unrolled.mlir" --m "$m" 2>&1 |
+        grep -vE "^\s*$" | head -8
+      for policy in gemms gemms-torchset; do
+        text=$("$run" "$art/$model-$policy.so" --inputs constant --m "$m" \
+          --warmup 3 --iters 20 --graph 2>&1)
+        echo "FP8Q model=$model m=$m policy=$policy graph=yes $(grep -E "^steps:|error" <<<"$text" | head -2)"
+      done
+    done
+    ;;
   *)
-    echo "unknown phase '$phase' (check, compare, steps:MODEL[:Ms], host[:MODEL[:M]])"
+    echo "unknown phase '$phase' (check, compare, steps:MODEL[:Ms], host[:MODEL[:M]], torch:MODEL[:Ms])"
     ;;
   esac
   echo "[$phase done at $(($(date +%s) - t0)) s]"

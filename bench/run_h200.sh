@@ -20,7 +20,8 @@ build() { # build <output> <extra nvcc flags...>
     -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common \
     -x cu lib/Runtime/Gpu/LauncherCuda.cu \
     -x cu lib/Runtime/Gpu/GpuOps.cpp -x cu lib/Runtime/Gpu/HostAbi.cpp \
-    -x cu lib/Runtime/Gpu/DeviceAbi.cpp -x cu lib/Runtime/Gpu/MgpuWrappers.cpp \
+    -x cu lib/Runtime/Gpu/DeviceAbi.cpp -x cu lib/Runtime/Gpu/DeviceRanges.cpp \
+    -x cu lib/Runtime/Gpu/MgpuWrappers.cpp \
     -x cu lib/Runtime/Gpu/CublasLtGemm.cpp \
     -x cu bench/hip_kernels_h200.cu -o "$o" -ldl
 }

@@ -15,7 +15,7 @@ flags=(-std=c++17 -O3 -Xcompiler=-fPIC,-fvisibility=hidden,-fno-exceptions
   -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common)
 gencode=(-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90)
 objs=()
-for s in GpuOps HostAbi DeviceAbi MgpuWrappers CublasLtGemm; do
+for s in GpuOps HostAbi DeviceAbi DeviceRanges MgpuWrappers CublasLtGemm; do
   "$NVCC" "${flags[@]}" "${gencode[@]}" -x cu -c "lib/Runtime/Gpu/$s.cpp" \
     -o "$OUT/obj/$s.o" &
   objs+=("$OUT/obj/$s.o")

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceRanges.h"
 #include "GpuApi.h"
 #include "GpuOps.h"
 #ifdef FP8Q_HIP_ON_CUDA
@@ -28,64 +29,6 @@ using fp8q::rt::fail;
 thread_local int32_t sticky = FP8Q_OK;
 thread_local std::string stickyMessage;
 
-/// True if the driver knows nothing of the memory at `attr` (not a host
-/// allocation it registered either).
-bool isUnknownMemory(hipError_t e, const hipPointerAttribute_t &attr) {
-  if (e != hipSuccess)
-    return true;
-#ifdef FP8Q_HIP_ON_CUDA
-  return attr.type == cudaMemoryTypeUnregistered;
-#else
-  (void)attr;
-  return false;
-#endif
-}
-
-/// Why `p .. p + bytes` is not device memory of the current device, or
-/// nullptr when it is. `buf` holds the text. While `stream` is being
-/// captured into a graph, the step's own stream-ordered allocations have
-/// addresses but no memory yet (it is made when the graph runs), so memory
-/// the driver does not know is accepted then; host memory it registered
-/// and other devices' memory are still refused.
-const char *notDeviceMemory(const void *p, int64_t bytes, char *buf, size_t n,
-                            hipStream_t stream = nullptr) {
-  if (bytes <= 0)
-    return nullptr;
-  int cur = -1;
-  if (hipGetDevice(&cur) != hipSuccess) {
-    (void)hipGetLastError();
-    snprintf(buf, n, "not device memory (%p): there is no GPU device", p);
-    return buf;
-  }
-  hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
-  if (stream && hipStreamIsCapturing(stream, &capture) != hipSuccess)
-    capture = hipStreamCaptureStatusNone;
-  (void)hipGetLastError();
-  const char *ends[2] = {static_cast<const char *>(p),
-                         static_cast<const char *>(p) + (bytes - 1)};
-  for (int i = 0; i < 2; ++i) {
-    hipPointerAttribute_t attr;
-    hipError_t e = hipPointerGetAttributes(&attr, ends[i]);
-    (void)hipGetLastError(); // unregistered host memory is an error on 5.x
-    if (capture == hipStreamCaptureStatusActive && isUnknownMemory(e, attr))
-      continue;
-    if (e != hipSuccess || !FP8Q_HIP_IS_DEVICE_MEMORY(attr)) {
-      if (i == 0)
-        snprintf(buf, n, "host memory (%p)", p);
-      else
-        snprintf(buf, n, "device memory at %p but its last byte (+%lld) is not",
-                 p, (long long)(bytes - 1));
-      return buf;
-    }
-    if (attr.device != cur) {
-      snprintf(buf, n, "memory of device %d (%p), the current device is %d",
-               (int)attr.device, p, cur);
-      return buf;
-    }
-  }
-  return nullptr;
-}
-
 /// Device operands used in place; kernels enqueued on one stream.
 class DeviceExec final : public Exec {
 public:
@@ -100,9 +43,9 @@ public:
     // Operands first: a host buffer is the caller's error even without a
     // device.
     char buf[160];
+    const DeviceCheckContext ctx = deviceCheckContext(stream);
     for (const Operand &o : operands)
-      if (const char *why =
-              notDeviceMemory(o.p, o.bytes, buf, sizeof buf, stream))
+      if (const char *why = notDeviceMemory(ctx, o.p, o.bytes, buf, sizeof buf))
         return fail(entry, FP8Q_ERR_DEVICE,
                     "operand %s is %s: a device-mode step needs device "
                     "buffers",
@@ -237,7 +180,8 @@ int32_t _mlir_ciface_fp8q_rt_device_check_arg(int64_t alignedPtr,
       return fail(entry, FP8Q_ERR_SHAPE, "argument #%d spans %lld bytes",
                   (int)argIndex, (long long)spanBytes);
     char buf[160];
-    if (const char *why = notDeviceMemory((const void *)(intptr_t)alignedPtr,
+    if (const char *why = notDeviceMemory(deviceCheckContext(nullptr),
+                                          (const void *)(intptr_t)alignedPtr,
                                           spanBytes, buf, sizeof buf))
       return fail(entry, FP8Q_ERR_DEVICE,
                   "argument #%d is %s, a device-mode step needs device "

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceRanges.h"
 #include "GpuApi.h"
 #include "GpuOps.h"
 
@@ -284,13 +285,19 @@ FP8Q_MGPU_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
                                  " bytes: " + hipGetErrorString(e));
     return nullptr;
   }
+  // The step's own buffer: its operand checks need not ask the driver.
+  int device = -1;
+  if (hipGetDevice(&device) == hipSuccess)
+    rememberDeviceRange(p, sizeBytes, device);
   return p;
 }
 
 FP8Q_MGPU_EXPORT void mgpuMemFree(void *ptr, void *stream) {
   // Frees run even with a sticky error: they release, never write.
-  if (ptr)
+  if (ptr) {
+    forgetDeviceRange(ptr);
     check("mgpuMemFree", hipFreeAsync(ptr, (hipStream_t)stream));
+  }
 }
 
 FP8Q_MGPU_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
