@@ -365,6 +365,51 @@ void checkFused(cudaStream_t s) {
       }
 }
 
+/// The host ABI of the fused producers (host buffers, staged by the GPU
+/// runtime, the call waits) against the CPU runtime: what a host-mode
+/// program compiled for a GPU calls. bf16, x and residual the halves of one
+/// [M, 2K] buffer, the sum in place on x; then silu_mul_quantize on them.
+void checkFusedHostAbi() {
+  const int64_t M = 16, K = 7168, G = K / 128;
+  std::vector<uint8_t> xr(M * 2 * K * 2), g(K * 2);
+  fillAct(xr, 0);
+  fillAct(g, 0);
+  std::vector<uint8_t> cxr = xr, q(M * K), cq(M * K), y(M * K * 2),
+                       cy(M * K * 2);
+  std::vector<float> sc(M * G), csc(M * G);
+  auto half = [&](void *p, int64_t h) {
+    return fp8q_memref_2d{p, p, h * K, {M, K}, {2 * K, 1}};
+  };
+  fp8q_memref_2d xd = half(xr.data(), 0), rd = half(xr.data(), 1),
+                 cxd = half(cxr.data(), 0), crd = half(cxr.data(), 1),
+                 qd = md(q.data(), M, K, K, 1), cqd = md(cq.data(), M, K, K, 1),
+                 sd = md(sc.data(), M, G, 1, M),
+                 csd = md(csc.data(), M, G, 1, M),
+                 yd = md(y.data(), M, K, K, 1), cyd = md(cy.data(), M, K, K, 1);
+  fp8q_memref_1d gd = md1(g.data(), K);
+  int32_t st = fp8q_add_rms_norm_quantize_bf16(&xd, &rd, &gd, &qd, &sd, &yd,
+                                               &xd, 1e-6f, 128, 0, 1);
+  int32_t ct = cpu.get<AddRmsFn>("fp8q_add_rms_norm_quantize_bf16")(
+      &cxd, &crd, &gd, &cqd, &csd, &cyd, &cxd, 1e-6f, 128, 0, 1);
+  Drift d;
+  d.q(q, cq);
+  d.scale(sc, csc);
+  d.act(y, cy, 2);
+  report(st == 0 && ct == 0 && same(xr, cxr) && d.withinNorm(2, true),
+         std::string("host ABI add_rms_norm_quantize bf16 M=16 K=7168 in "
+                     "place (staged): sum ") +
+             (same(xr, cxr) ? "bit-exact" : "DIFFERS") + ", " + d.text());
+  st = fp8q_silu_mul_quantize_bf16(&xd, &rd, &qd, &sd, 128, 0);
+  ct = cpu.get<SiluFn>("fp8q_silu_mul_quantize_bf16")(&cxd, &crd, &cqd, &csd,
+                                                      128, 0);
+  Drift e;
+  e.q(q, cq);
+  e.scale(sc, csc);
+  report(st == 0 && ct == 0 && e.maxCode <= 1 &&
+             e.maxScaleRel <= 1.0 / (1 << 20),
+         "host ABI silu_mul_quantize bf16 M=16 K=7168 (staged): " + e.text());
+}
+
 void checkMaterializePreshuffle(cudaStream_t s) {
   const int64_t M = 16, G = 56;
   Buf<float> a(M * G, s), b(M * G, s);
@@ -717,6 +762,7 @@ int main(int argc, char **argv) {
   checkErrors(s);
   checkQuantize(s);
   checkFused(s);
+  checkFusedHostAbi();
   checkMaterializePreshuffle(s);
   checkGemm(s, 16, 7168, 2048);
   checkGemm(s, 16, 2112, 7168);
