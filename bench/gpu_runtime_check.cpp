@@ -3,8 +3,10 @@
 // Built and run on the GPU machine by scripts/build-cuda-runtime.sh
 // (CHECK=1): every device entry point on device buffers on a non-default
 // stream against the CPU runtime (dlopen'ed: both export the plain API),
-// bit-exact for quantize / rms_norm_quantize / materialize / preshuffle and
-// within a measured tolerance for the cuBLASLt GEMM; the mgpu* functions on
+// bit-exact for quantize / materialize / preshuffle, within the documented
+// tolerance for rms_norm_quantize / add_rms_norm_quantize /
+// silu_mul_quantize (sum bit-exact, q within one code) and within a measured
+// tolerance for the cuBLASLt GEMM; the mgpu* functions on
 // nvcc-built PTX and cubins; a captured graph of device calls; the sticky
 // errors. Prints one PASS/FAIL line per check and the GEMM timings.
 // Arguments: OUTDIR of the build script (libfp8q_runtime_cpu.so, fill.*).
@@ -17,6 +19,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +79,12 @@ typedef int32_t (*QuantFn)(fp8q_memref_2d *, fp8q_memref_2d *, fp8q_memref_2d *,
 typedef int32_t (*RmsFn)(fp8q_memref_2d *, fp8q_memref_1d *, fp8q_memref_2d *,
                          fp8q_memref_2d *, fp8q_memref_2d *, float, int64_t,
                          int32_t, int32_t);
+typedef int32_t (*AddRmsFn)(fp8q_memref_2d *, fp8q_memref_2d *,
+                            fp8q_memref_1d *, fp8q_memref_2d *,
+                            fp8q_memref_2d *, fp8q_memref_2d *,
+                            fp8q_memref_2d *, float, int64_t, int32_t, int32_t);
+typedef int32_t (*SiluFn)(fp8q_memref_2d *, fp8q_memref_2d *, fp8q_memref_2d *,
+                          fp8q_memref_2d *, int64_t, int32_t);
 typedef int32_t (*MatFn)(fp8q_memref_2d *, fp8q_memref_2d *);
 typedef int32_t (*GemmFn)(fp8q_memref_2d *, fp8q_memref_2d *, fp8q_memref_2d *,
                           fp8q_memref_2d *, fp8q_memref_2d *, int32_t, int32_t,
@@ -139,6 +148,74 @@ void fillAct(std::vector<uint8_t> &v, int t) {
   }
 }
 
+/// Position of fp8 E4M3 code c on the number line (sign-magnitude to an
+/// ordinal): adjacent codes are 1 apart.
+int codeOrdinal(uint8_t c) { return c & 0x80 ? -(c & 0x7f) : c & 0x7f; }
+
+/// The same for activation elements of size es (2: bf16 / f16, 4: f32).
+int64_t actOrdinal(const uint8_t *p, int64_t es) {
+  if (es == 2) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v & 0x8000 ? -(int64_t)(v & 0x7fff) : (int64_t)v;
+  }
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v & 0x80000000u ? -(int64_t)(v & 0x7fffffffu) : (int64_t)v;
+}
+
+/// How far the GPU's q, scale (and y) are from the CPU's: differing q
+/// bytes, the largest code distance, the largest relative scale
+/// difference, the largest y distance in ulps of T.
+struct Drift {
+  size_t qDiff = 0;
+  int maxCode = 0;
+  double maxScaleRel = 0;
+  int64_t maxYUlp = 0;
+  void q(const std::vector<uint8_t> &a, const std::vector<uint8_t> &b) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      qDiff += a[i] != b[i];
+      maxCode =
+          std::max(maxCode, std::abs(codeOrdinal(a[i]) - codeOrdinal(b[i])));
+    }
+  }
+  void scale(const std::vector<float> &a, const std::vector<float> &b) {
+    for (size_t i = 0; i < a.size(); ++i)
+      maxScaleRel = std::max(maxScaleRel, (double)std::fabs(a[i] - b[i]) /
+                                              std::fabs((double)b[i]));
+  }
+  void act(const std::vector<uint8_t> &a, const std::vector<uint8_t> &b,
+           int64_t es) {
+    hasY = true;
+    for (size_t i = 0; i < a.size(); i += es)
+      maxYUlp = std::max<int64_t>(
+          maxYUlp, std::llabs(actOrdinal(&a[i], es) - actOrdinal(&b[i], es)));
+  }
+  bool hasY = false;
+  /// The tolerance of the RMSNorm kernels for activations of es bytes
+  /// (docs/RuntimeABI.md): q within one code; scale within one ulp of T
+  /// relative (2^-7 bf16, 2^-10 f16) or 2^-16 (f32); y within one ulp of
+  /// T, or 128 ulp (f32, 2^-16 relative: the CPU sums squares one by one).
+  bool withinNorm(int64_t es, bool bf16) const {
+    const double scaleTol = es == 4 ? 0x1p-16 : bf16 ? 0x1p-7 : 0x1p-10;
+    return maxCode <= 1 && maxScaleRel <= scaleTol &&
+           maxYUlp <= (es == 4 ? 128 : 1);
+  }
+  bool exact() const { return qDiff == 0 && maxScaleRel == 0 && maxYUlp == 0; }
+  std::string text() const {
+    if (exact())
+      return hasY ? "bit-exact (q, scale, y)" : "bit-exact (q, scale)";
+    char buf[160];
+    snprintf(buf, sizeof buf,
+             "%zu q bytes differ (max %d code), max scale rel diff %.3g", qDiff,
+             maxCode, maxScaleRel);
+    std::string r = buf;
+    if (hasY)
+      r += ", max y diff " + std::to_string(maxYUlp) + " ulp";
+    return r;
+  }
+};
+
 void checkQuantize(cudaStream_t s) {
   const char *names[] = {"bf16", "f16", "f32"};
   QuantFn cq[] = {cpu.get<QuantFn>("fp8q_quantize_bf16"),
@@ -186,13 +263,151 @@ void checkQuantize(cudaStream_t s) {
         report(st == 0 && ct == 0 && same(q.down(s), cq8) &&
                    same(sc.down(s), cs),
                "device quantize " + tag + " bit-exact vs CPU");
+        // The block sums squares in another order than the CPU: an rms
+        // that differs in the last place moves y by one ulp of T at most.
         st = dr[t](&xd, &gd, &qd, &sd, &yd, 1e-6f, 128, FP8Q_F8E4M3FN, 1, s);
         ct = cr[t](&xh, &gh, &qh, &sh2, &yh, 1e-6f, 128, FP8Q_F8E4M3FN, 1);
-        report(st == 0 && ct == 0 && same(q.down(s), cq8) &&
-                   same(sc.down(s), cs) && same(y.down(s), cy),
-               "device rms_norm_quantize " + tag +
-                   " bit-exact vs CPU (q, scale, y)");
+        Drift d;
+        d.q(q.down(s), cq8);
+        d.scale(sc.down(s), cs);
+        d.act(y.down(s), cy, es);
+        report(st == 0 && ct == 0 && d.withinNorm(es, t == 0),
+               "device rms_norm_quantize " + tag + " vs CPU: " + d.text());
       }
+}
+
+/// The fused producers on the device against the CPU runtime, within the
+/// tolerance docs/RuntimeABI.md states: add_rms_norm_quantize's sum
+/// bit-exact and q, scale, y as Drift::withinNorm (the rms differs in the
+/// last places: another order of the sum of squares); silu_mul_quantize's
+/// q within one fp8 code and scale within 2^-20 relative (CUDA's expf is
+/// within 2 ulp, libm's within 1). x and residual (gate and up) are the two
+/// column halves of one [M, 2K] buffer; the scale is row- or column-major;
+/// one add_rms_norm_quantize case runs in place (sum is x); K = 16384 takes
+/// the bf16 kernel's two-pass path, group 64 the general group path.
+void checkFused(cudaStream_t s) {
+  const char *names[] = {"bf16", "f16", "f32"};
+  AddRmsFn ca[] = {cpu.get<AddRmsFn>("fp8q_add_rms_norm_quantize_bf16"),
+                   cpu.get<AddRmsFn>("fp8q_add_rms_norm_quantize_f16"),
+                   cpu.get<AddRmsFn>("fp8q_add_rms_norm_quantize_f32")};
+  SiluFn cs[] = {cpu.get<SiluFn>("fp8q_silu_mul_quantize_bf16"),
+                 cpu.get<SiluFn>("fp8q_silu_mul_quantize_f16"),
+                 cpu.get<SiluFn>("fp8q_silu_mul_quantize_f32")};
+  decltype(&_mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_bf16) da[] = {
+      _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_bf16,
+      _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_f16,
+      _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_f32};
+  decltype(&_mlir_ciface_fp8q_rt_device_silu_mul_quantize_bf16) ds[] = {
+      _mlir_ciface_fp8q_rt_device_silu_mul_quantize_bf16,
+      _mlir_ciface_fp8q_rt_device_silu_mul_quantize_f16,
+      _mlir_ciface_fp8q_rt_device_silu_mul_quantize_f32};
+  const int64_t shapes[][3] = {{1, 128, 128},   {3, 384, 128}, {16, 128, 128},
+                               {16, 7168, 128}, {5, 256, 64},  {64, 2048, 128},
+                               {4, 16384, 128}};
+  for (int t = 0; t < 3; ++t)
+    for (auto &sh : shapes)
+      for (int variant = 0; variant < 3; ++variant) {
+        const int64_t M = sh[0], K = sh[1], group = sh[2], G = K / group,
+                      es = t == 2 ? 4 : 2;
+        const bool col = variant == 1, inPlace = variant == 2;
+        Buf<uint8_t> xr(M * 2 * K * es, s), g(K * es, s), q(M * K, s),
+            y(M * K * es, s), sum(M * K * es, s);
+        Buf<float> sc(M * G, s);
+        fillAct(xr.h, t);
+        fillAct(g.h, t);
+        xr.up(s);
+        g.up(s);
+        const int64_t s0 = col ? 1 : G, s1 = col ? M : 1;
+        auto half = [&](void *p, int64_t h) {
+          return fp8q_memref_2d{p, p, h * K, {M, K}, {2 * K, 1}};
+        };
+        fp8q_memref_2d xd = half(xr.d, 0), rd = half(xr.d, 1),
+                       qd = md(q.d, M, K, K, 1), sd = md(sc.d, M, G, s0, s1),
+                       yd = md(y.d, M, K, K, 1), sumd = md(sum.d, M, K, K, 1);
+        fp8q_memref_1d gd = md1(g.d, K);
+        std::vector<uint8_t> hxr = xr.h, cq(M * K), cy(M * K * es),
+                             csum(M * K * es);
+        std::vector<float> csc(M * G);
+        fp8q_memref_2d xh = half(hxr.data(), 0), rh = half(hxr.data(), 1),
+                       qh = md(cq.data(), M, K, K, 1),
+                       sh2 = md(csc.data(), M, G, s0, s1),
+                       yh = md(cy.data(), M, K, K, 1),
+                       sumh = md(csum.data(), M, K, K, 1);
+        fp8q_memref_1d gh = md1(g.h.data(), K);
+        std::string tag =
+            std::string(names[t]) + " M=" + std::to_string(M) +
+            " K=" + std::to_string(K) + " group=" + std::to_string(group) +
+            (col ? " col_major" : " row_major") + (inPlace ? " in place" : "");
+        int32_t st = da[t](&xd, &rd, &gd, &qd, &sd, &yd, inPlace ? &xd : &sumd,
+                           1e-6f, group, FP8Q_F8E4M3FN, 1, s);
+        int32_t ct = ca[t](&xh, &rh, &gh, &qh, &sh2, &yh, inPlace ? &xh : &sumh,
+                           1e-6f, group, FP8Q_F8E4M3FN, 1);
+        Drift d;
+        d.q(q.down(s), cq);
+        d.scale(sc.down(s), csc);
+        d.act(y.down(s), cy, es);
+        const bool sumOk =
+            inPlace ? same(xr.down(s), hxr) : same(sum.down(s), csum);
+        report(st == 0 && ct == 0 && sumOk && d.withinNorm(es, t == 0),
+               "device add_rms_norm_quantize " + tag + ": sum " +
+                   (sumOk ? "bit-exact" : "DIFFERS") + ", " + d.text());
+        if (inPlace)
+          continue;
+        // silu_mul_quantize on the same [M, 2K] buffer as gate | up.
+        st = ds[t](&xd, &rd, &qd, &sd, group, FP8Q_F8E4M3FN, s);
+        ct = cs[t](&xh, &rh, &qh, &sh2, group, FP8Q_F8E4M3FN);
+        Drift e;
+        e.q(q.down(s), cq);
+        e.scale(sc.down(s), csc);
+        report(st == 0 && ct == 0 && e.maxCode <= 1 &&
+                   e.maxScaleRel <= 1.0 / (1 << 20),
+               "device silu_mul_quantize " + tag + ": " + e.text());
+      }
+}
+
+/// The host ABI of the fused producers (host buffers, staged by the GPU
+/// runtime, the call waits) against the CPU runtime: what a host-mode
+/// program compiled for a GPU calls. bf16, x and residual the halves of one
+/// [M, 2K] buffer, the sum in place on x; then silu_mul_quantize on them.
+void checkFusedHostAbi() {
+  const int64_t M = 16, K = 7168, G = K / 128;
+  std::vector<uint8_t> xr(M * 2 * K * 2), g(K * 2);
+  fillAct(xr, 0);
+  fillAct(g, 0);
+  std::vector<uint8_t> cxr = xr, q(M * K), cq(M * K), y(M * K * 2),
+                       cy(M * K * 2);
+  std::vector<float> sc(M * G), csc(M * G);
+  auto half = [&](void *p, int64_t h) {
+    return fp8q_memref_2d{p, p, h * K, {M, K}, {2 * K, 1}};
+  };
+  fp8q_memref_2d xd = half(xr.data(), 0), rd = half(xr.data(), 1),
+                 cxd = half(cxr.data(), 0), crd = half(cxr.data(), 1),
+                 qd = md(q.data(), M, K, K, 1), cqd = md(cq.data(), M, K, K, 1),
+                 sd = md(sc.data(), M, G, 1, M),
+                 csd = md(csc.data(), M, G, 1, M),
+                 yd = md(y.data(), M, K, K, 1), cyd = md(cy.data(), M, K, K, 1);
+  fp8q_memref_1d gd = md1(g.data(), K);
+  int32_t st = fp8q_add_rms_norm_quantize_bf16(&xd, &rd, &gd, &qd, &sd, &yd,
+                                               &xd, 1e-6f, 128, 0, 1);
+  int32_t ct = cpu.get<AddRmsFn>("fp8q_add_rms_norm_quantize_bf16")(
+      &cxd, &crd, &gd, &cqd, &csd, &cyd, &cxd, 1e-6f, 128, 0, 1);
+  Drift d;
+  d.q(q, cq);
+  d.scale(sc, csc);
+  d.act(y, cy, 2);
+  report(st == 0 && ct == 0 && same(xr, cxr) && d.withinNorm(2, true),
+         std::string("host ABI add_rms_norm_quantize bf16 M=16 K=7168 in "
+                     "place (staged): sum ") +
+             (same(xr, cxr) ? "bit-exact" : "DIFFERS") + ", " + d.text());
+  st = fp8q_silu_mul_quantize_bf16(&xd, &rd, &qd, &sd, 128, 0);
+  ct = cpu.get<SiluFn>("fp8q_silu_mul_quantize_bf16")(&cxd, &crd, &cqd, &csd,
+                                                      128, 0);
+  Drift e;
+  e.q(q, cq);
+  e.scale(sc, csc);
+  report(st == 0 && ct == 0 && e.maxCode <= 1 &&
+             e.maxScaleRel <= 1.0 / (1 << 20),
+         "host ABI silu_mul_quantize bf16 M=16 K=7168 (staged): " + e.text());
 }
 
 void checkMaterializePreshuffle(cudaStream_t s) {
@@ -546,6 +761,8 @@ int main(int argc, char **argv) {
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   checkErrors(s);
   checkQuantize(s);
+  checkFused(s);
+  checkFusedHostAbi();
   checkMaterializePreshuffle(s);
   checkGemm(s, 16, 7168, 2048);
   checkGemm(s, 16, 2112, 7168);

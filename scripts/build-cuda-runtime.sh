@@ -14,16 +14,29 @@ mkdir -p "$OUT/obj"
 flags=(-std=c++17 -O3 -Xcompiler=-fPIC,-fvisibility=hidden,-fno-exceptions
   -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common)
 gencode=(-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90)
+# Waits for every background job started since the last call; fails if
+# any of them failed (a bare `wait` would report success).
+pids=()
+wait_all() {
+  local status=0
+  for pid in "${pids[@]}"; do
+    wait "$pid" || status=$?
+  done
+  pids=()
+  return "$status"
+}
 objs=()
 for s in GpuOps HostAbi DeviceAbi DeviceRanges MgpuWrappers CublasLtGemm; do
   "$NVCC" "${flags[@]}" "${gencode[@]}" -x cu -c "lib/Runtime/Gpu/$s.cpp" \
     -o "$OUT/obj/$s.o" &
+  pids+=($!)
   objs+=("$OUT/obj/$s.o")
 done
 "$NVCC" "${flags[@]}" "${gencode[@]}" -c lib/Runtime/Gpu/LauncherCuda.cu \
   -o "$OUT/obj/LauncherCuda.o" &
+pids+=($!)
 objs+=("$OUT/obj/LauncherCuda.o")
-wait
+wait_all
 "$NVCC" -shared -cudart=shared "${gencode[@]}" -o "$OUT/libfp8q_runtime_cuda.so" \
   "${objs[@]}" -Xlinker --version-script=lib/Runtime/Gpu/exports.map -ldl
 echo "built $OUT/libfp8q_runtime_cuda.so"
@@ -32,15 +45,20 @@ if [ "${CHECK:-0}" = 1 ]; then
     -pthread -Iinclude -Ilib/Runtime/Common lib/Runtime/Cpu/*.cpp \
     -Wl,--version-script=lib/Runtime/Cpu/exports.map \
     -o "$OUT/libfp8q_runtime_cpu.so" &
+  pids+=($!)
   printf '%s\n' 'extern "C" __global__ void fp8q_test_fill(int *p, int n) {' \
     '  int i = blockIdx.x * blockDim.x + threadIdx.x;' \
     '  if (i < n) p[i] = 3 * i + 1;' '}' >"$OUT/fill.cu"
   "$NVCC" -ptx -arch=compute_90 "$OUT/fill.cu" -o "$OUT/fill.ptx" &
+  pids+=($!)
   "$NVCC" -cubin -arch=sm_90 "$OUT/fill.cu" -o "$OUT/fill_sm90.cubin" &
+  pids+=($!)
   "$NVCC" -cubin -arch=sm_80 "$OUT/fill.cu" -o "$OUT/fill_sm80.cubin" &
+  pids+=($!)
   "$NVCC" -std=c++17 -O2 -Iinclude -x cu bench/gpu_runtime_check.cpp \
     -o "$OUT/gpu_runtime_check" -L"$OUT" -lfp8q_runtime_cuda \
     -Xlinker -rpath="$OUT" -ldl &
-  wait
+  pids+=($!)
+  wait_all
   echo "built $OUT/gpu_runtime_check"
 fi

@@ -11,3 +11,4 @@
 #include "Preshuffle.hip"
 #include "Quantize.hip"
 #include "RmsNormQuantize.hip"
+#include "SiluMulQuantize.hip"

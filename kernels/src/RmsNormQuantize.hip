@@ -6,6 +6,14 @@
 // rounded to x's element type before quantization (SPEC) and is written out
 // when `keep` is set (the optional unquantized result).
 //
+// The residual variant (kAdd, fp8q_kernel_add_rms_norm_quantize_*) first
+// forms sum = round_T(x + residual) (the CPU runtime's rounding), writes it
+// and normalizes the rounded values: the register path keeps them, the
+// two-pass path reads the row of `sum` back after the block's barrier.
+// Every element of x and residual is read by the thread that writes the
+// same element of sum, before the barrier, so sum may be exactly x or
+// residual (in place).
+//
 //===----------------------------------------------------------------------===//
 
 #include "fp8q_kernels/KernelArgs.h"
@@ -33,13 +41,33 @@ __device__ inline Bytes16 normalized16(const Bytes16 &xw, const Bytes16 &gw,
   return r;
 }
 
+/// round_T(x + r) for the 8 elements of 16-bit words xw and rw (what the
+/// CPU runtime's add_rms_norm_quantize stores as sum).
+template <class T>
+__device__ inline Bytes16 added16(const Bytes16 &xw, const Bytes16 &rw) {
+  Bytes16 r;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    r.w[k] = 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      r.w[k] |= (uint32_t)store(
+                    halfValue<T>(xw.w[k], h) + halfValue<T>(rw.w[k], h), T{})
+                    .bits
+                << (16 * h);
+  }
+  return r;
+}
+
 /// Rows of at most 2 * kQuantTeamsPerBlock 1x128 groups of a 16-bit type:
 /// the row is loaded once, all of it before any use (16-bit words, team t
 /// holds groups t and t + kQuantTeamsPerBlock), the sum of squares is a wave
 /// reduction plus one LDS partial per wave, and y = x / rms * gamma, rounded
 /// to T, replaces x in the same registers before quantizeWords128.
-template <class T>
-__device__ inline void rmsNorm128(const RmsArgs &p, float *red, int G) {
+/// With kAdd the row is sum = round_T(x + residual), written to a.sum.
+template <class T, bool kAdd>
+__device__ inline void rmsNorm128(const AddRmsArgs &a, float *red, int G) {
+  const RmsArgs &p = a.rms;
   constexpr int NG = 2, kHalf = kGroup / 2;
   const int tid = threadId();
   const int team = tid / kQuantLanesPerGroup, sub = tid % kQuantLanesPerGroup;
@@ -57,6 +85,28 @@ __device__ inline void rmsNorm128(const RmsArgs &p, float *red, int G) {
     for (int s = 0; s < 2; ++s)
       w[j][s] = active[j] ? loadOnce16(x + g[j] * kGroup + s * kHalf)
                           : Bytes16{{0, 0, 0, 0}};
+  }
+  if constexpr (kAdd) {
+    const T *r =
+        static_cast<const T *>(a.residual) + m * a.ldr + sub * kQuantVec;
+    T *sum = static_cast<T *>(a.sum) + m * a.lds + sub * kQuantVec;
+    Bytes16 rw[NG][2];
+#pragma unroll
+    for (int j = 0; j < NG; ++j)
+#pragma unroll
+      for (int s = 0; s < 2; ++s)
+        rw[j][s] = active[j] ? loadOnce16(r + g[j] * kGroup + s * kHalf)
+                             : Bytes16{{0, 0, 0, 0}};
+#pragma unroll
+    for (int j = 0; j < NG; ++j) {
+      if (!active[j])
+        continue;
+#pragma unroll
+      for (int s = 0; s < 2; ++s) {
+        w[j][s] = added16<T>(w[j][s], rw[j][s]);
+        *reinterpret_cast<Bytes16 *>(sum + g[j] * kGroup + s * kHalf) = w[j][s];
+      }
+    }
   }
   float ss = 0.0f;
 #pragma unroll
@@ -104,12 +154,17 @@ __device__ inline void rmsNorm128(const RmsArgs &p, float *red, int G) {
 template <class T> constexpr bool kRmsRowInRegisters = false;
 template <> constexpr bool kRmsRowInRegisters<Bf16> = true;
 
-template <class T>
-__device__ inline void rmsNormQuantizeBody(const RmsArgs &p) {
+/// With kAdd (the residual variant) the row normalized is sum =
+/// round_T(x + residual): the first pass writes it, and the second pass
+/// reads it back instead of x (after the reduction's barriers, which make
+/// the block's global writes visible to the whole block).
+template <class T, bool kAdd>
+__device__ inline void rmsNormQuantizeBody(const AddRmsArgs &a) {
+  const RmsArgs &p = a.rms;
   __shared__ float red[kQuantBlock];
   if constexpr (kRmsRowInRegisters<T>) {
     if (p.group == kGroup && p.K <= 2 * kQuantTeamsPerBlock * kGroup) {
-      rmsNorm128<T>(p, red, (int)(p.K / kGroup));
+      rmsNorm128<T, kAdd>(a, red, (int)(p.K / kGroup));
       return;
     }
   }
@@ -122,9 +177,18 @@ __device__ inline void rmsNormQuantizeBody(const RmsArgs &p) {
        e += (int64_t)kQuantBlock * kQuantVec) {
     float v[8];
     load8(x + e, v);
+    if constexpr (kAdd) {
+      float r[8];
+      load8(static_cast<const T *>(a.residual) + m * a.ldr + e, r);
+      for (int i = 0; i < 8; ++i)
+        v[i] = roundTo(v[i] + r[i], T{});
+      store8(static_cast<T *>(a.sum) + m * a.lds + e, v);
+    }
     for (int i = 0; i < 8; ++i)
       ss += v[i] * v[i];
   }
+  if constexpr (kAdd)
+    x = static_cast<const T *>(a.sum) + m * a.lds;
   red[tid] = ss;
   barrier();
   for (int s = kQuantBlock / 2; s > 0; s /= 2) {
@@ -169,21 +233,50 @@ __device__ inline void rmsNormQuantizeBody(const RmsArgs &p) {
   }
 }
 
+/// The plain kernels take an AddRmsArgs with only `rms` set.
+template <class T> __device__ inline void rmsNormQuantize(const RmsArgs &p) {
+  AddRmsArgs a;
+  a.rms = p;
+  a.residual = nullptr;
+  a.sum = nullptr;
+  a.ldr = a.lds = 0;
+  rmsNormQuantizeBody<T, false>(a);
+}
+
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_RMS_BF16_MIN_BLOCKS) void fp8q_kernel_rms_norm_quantize_bf16(RmsArgs
                                                                              p) {
-  rmsNormQuantizeBody<Bf16>(p);
+  rmsNormQuantize<Bf16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_rms_norm_quantize_f16(RmsArgs
                                                                          p) {
-  rmsNormQuantizeBody<F16>(p);
+  rmsNormQuantize<F16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_rms_norm_quantize_f32(RmsArgs
                                                                          p) {
-  rmsNormQuantizeBody<float>(p);
+  rmsNormQuantize<float>(p);
+}
+
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kQuantBlock,
+    FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_add_rms_norm_quantize_bf16(AddRmsArgs
+                                                                              a) {
+  rmsNormQuantizeBody<Bf16, true>(a);
+}
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kQuantBlock,
+    FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_add_rms_norm_quantize_f16(AddRmsArgs
+                                                                             a) {
+  rmsNormQuantizeBody<F16, true>(a);
+}
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kQuantBlock,
+    FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_add_rms_norm_quantize_f32(AddRmsArgs
+                                                                             a) {
+  rmsNormQuantizeBody<float, true>(a);
 }

@@ -1,8 +1,10 @@
 //===- fp8q-runtime-fuzz.cpp - libFuzzer target: the runtime C ABI --------===//
 //
-// Calls the plain C entry points of fp8q/Runtime/fp8q_runtime.h with
-// descriptors decoded from the fuzz input: sizes, strides, offsets, null,
-// misaligned and aliased pointers, bad scalar arguments. Every buffer is
+// Calls the plain C entry points of fp8q/Runtime/fp8q_runtime.h (quantize,
+// rms_norm_quantize, add_rms_norm_quantize, silu_mul_quantize, materialize,
+// preshuffle, unpreshuffle, gemm) with descriptors decoded from the fuzz
+// input: sizes, strides, offsets, null, misaligned and aliased pointers
+// (in place and partially overlapping), bad scalar arguments. Every buffer is
 // allocated with exactly the bytes its descriptor spans, so AddressSanitizer
 // reports any access outside what the caller described. The ABI promises
 // checked by the harness itself (abort = finding):
@@ -263,9 +265,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider fdp(data, size);
   Arena arena;
   std::vector<Operand *> earlier;
-  Operand a, b, c, d, e, g;
+  Operand a, b, c, d, e, g, h, w;
   std::vector<Operand *> used; // operands the entry point must validate
-  const int entry = fdp.ConsumeIntegralInRange<int>(0, 9);
+  const int entry = fdp.ConsumeIntegralInRange<int>(0, 15);
   const int64_t m = fdp.ConsumeIntegralInRange<int64_t>(1, 40);
   int32_t status = FP8Q_OK;
 
@@ -317,6 +319,83 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                           group, fp8, keep);
       break;
     }
+  } else if (entry >= 10 && entry <= 12) {
+    // add_rms_norm_quantize, bf16 / f16 / f32: x (a), residual (h), q (b),
+    // scale (c), y (d, when kept), sum (e), gamma (g). The sum is sometimes
+    // exactly x or residual (in place), sometimes an alias of any earlier
+    // buffer through its own descriptor (a partial overlap, or none).
+    const size_t es = entry == 12 ? 4 : 2;
+    int64_t group = pickGroup(fdp);
+    int64_t groups = fdp.ConsumeIntegralInRange<int64_t>(1, 4);
+    int64_t k = (group > 0 ? group : 128) * groups;
+    bool keep = fdp.ConsumeBool();
+    if (!makeOperand(fdp, arena, earlier, a, es, m, k) ||
+        !makeOperand(fdp, arena, earlier, h, es, m, k) ||
+        !makeOperand(fdp, arena, earlier, b, 1, m, k) ||
+        !makeOperand(fdp, arena, earlier, c, 4, m, groups) ||
+        (keep && !makeOperand(fdp, arena, earlier, d, es, m, k)) ||
+        !makeVector(fdp, arena, g, es, k))
+      return 0;
+    switch (fdp.ConsumeIntegralInRange<int>(0, 3)) {
+    case 1:
+      e = a; // in place on x
+      break;
+    case 2:
+      e = h; // in place on residual
+      break;
+    default:
+      if (!makeOperand(fdp, arena, earlier, e, es, m, k))
+        return 0;
+    }
+    used = {&a, &h, &b, &c, &e, &g};
+    if (keep)
+      used.push_back(&d);
+    int32_t fp8 = pickFp8(fdp);
+    float eps = fdp.ConsumeIntegralInRange<int>(0, 7) == 7
+                    ? -1.0f
+                    : fdp.ConsumeFloatingPointInRange<float>(0.0f, 1e-3f);
+    arena.snapshot();
+    fp8q_memref_2d *y = keep ? &d.d : &a.d;
+    auto fn = entry == 10   ? fp8q_add_rms_norm_quantize_bf16
+              : entry == 11 ? fp8q_add_rms_norm_quantize_f16
+                            : fp8q_add_rms_norm_quantize_f32;
+    status = fn(&a.d, &h.d, &g.d1, &b.d, &c.d, y, &e.d, eps, group, fp8, keep);
+  } else if (entry >= 13) {
+    // silu_mul_quantize, bf16 / f16 / f32: gate (a), up (h), q (b), scale
+    // (c). gate and up are often the two column halves of one [m, 2k]
+    // buffer (w), as the compiler passes them.
+    const size_t es = entry == 15 ? 4 : 2;
+    int64_t group = pickGroup(fdp);
+    int64_t groups = fdp.ConsumeIntegralInRange<int64_t>(1, 4);
+    int64_t k = (group > 0 ? group : 128) * groups;
+    bool halves = fdp.ConsumeBool();
+    if (halves) {
+      if (!makeOperand(fdp, arena, earlier, w, es, m, 2 * k))
+        return 0;
+      halves = !w.impossible && w.d.aligned && w.d.sizes[0] > 0 &&
+               w.d.sizes[1] == 2 * k && w.d.strides[0] >= 0 &&
+               w.d.strides[1] >= 0;
+    }
+    if (halves) {
+      // Both halves lie inside w's buffer: each is backed.
+      a = w;
+      a.d.sizes[1] = k;
+      h = a;
+      h.d.offset += k * w.d.strides[1];
+    } else if (!makeOperand(fdp, arena, earlier, a, es, m, k) ||
+               !makeOperand(fdp, arena, earlier, h, es, m, k)) {
+      return 0;
+    }
+    if (!makeOperand(fdp, arena, earlier, b, 1, m, k) ||
+        !makeOperand(fdp, arena, earlier, c, 4, m, groups))
+      return 0;
+    used = {&a, &h, &b, &c};
+    int32_t fp8 = pickFp8(fdp);
+    arena.snapshot();
+    auto fn = entry == 13   ? fp8q_silu_mul_quantize_bf16
+              : entry == 14 ? fp8q_silu_mul_quantize_f16
+                            : fp8q_silu_mul_quantize_f32;
+    status = fn(&a.d, &h.d, &b.d, &c.d, group, fp8);
   } else if (entry == 6) {
     int64_t groups = fdp.ConsumeIntegralInRange<int64_t>(1, 60);
     if (!makeOperand(fdp, arena, earlier, a, 4, m, groups) ||
@@ -335,7 +414,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     arena.snapshot();
     status = entry == 7 ? fp8q_preshuffle(&a.d, &b.d)
                         : fp8q_unpreshuffle(&a.d, &b.d);
-  } else {
+  } else if (entry == 9) {
     int64_t groups = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
     int64_t k = 128 * groups;
     int64_t n = 16 * fdp.ConsumeIntegralInRange<int64_t>(1, 12);

@@ -57,6 +57,58 @@ TEST(HipRuntime, OperandErrorsComeBeforeTheDevice) {
   EXPECT_NE(e.find("overlap"), std::string::npos) << e;
 }
 
+TEST(HipRuntime, FusedProducersCheckOperandsBeforeTheDevice) {
+  const int64_t M = 4, K = 256;
+  std::vector<uint16_t> xr(M * 2 * K, 0x3f80), gamma(K, 0x3f80),
+      y(M * K, 0x2222);
+  std::vector<uint8_t> q(M * K, 0xab);
+  std::vector<float> s(M * 2, -1.0f);
+  fp8q_memref_2d xd = memref2d(xr.data(), M, K, 2 * K, 1);
+  fp8q_memref_2d rd = memref2d(xr.data(), M, K, 2 * K, 1, K);
+  fp8q_memref_1d gd = {gamma.data(), gamma.data(), 0, {K}, {1}};
+  fp8q_memref_2d yd = memref2d(y.data(), M, K, K, 1);
+  fp8q_memref_2d qd = memref2d(q.data(), M, K, K, 1);
+  fp8q_memref_2d sd = memref2d(s.data(), M, 2, 1, M);
+  // A sum of the wrong shape, one half a row into x, one that is y.
+  fp8q_memref_2d sumOnR = memref2d(xr.data(), M, K, 2 * K, 1, K + 8);
+  sumOnR.sizes[1] = K - 8;
+  EXPECT_EQ(fp8q_add_rms_norm_quantize_bf16(&xd, &rd, &gd, &qd, &sd, &yd,
+                                            &sumOnR, 1e-6f, 128, 0, 1),
+            FP8Q_ERR_SHAPE);
+  fp8q_memref_2d sumHalfX = memref2d(xr.data(), M, K, 2 * K, 1, 64);
+  EXPECT_EQ(fp8q_add_rms_norm_quantize_bf16(&xd, &rd, &gd, &qd, &sd, &yd,
+                                            &sumHalfX, 1e-6f, 128, 0, 1),
+            FP8Q_ERR_LAYOUT);
+  std::string e = fp8q_last_error();
+  EXPECT_NE(e.find("operand sum partially overlaps operand x"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(fp8q_add_rms_norm_quantize_bf16(&xd, &rd, &gd, &qd, &sd, &yd, &yd,
+                                            1e-6f, 128, 0, 1),
+            FP8Q_ERR_LAYOUT);
+  e = fp8q_last_error();
+  EXPECT_NE(e.find("operand sum overlaps operand y"), std::string::npos) << e;
+  EXPECT_EQ(fp8q_silu_mul_quantize_bf16(&xd, nullptr, &qd, &sd, 128, 0),
+            FP8Q_ERR_NULL);
+  e = fp8q_last_error();
+  EXPECT_NE(e.find("operand up: descriptor pointer is null"), std::string::npos)
+      << e;
+  for (uint8_t b : q)
+    ASSERT_EQ(b, 0xab);
+  for (uint16_t v : y)
+    ASSERT_EQ(v, 0x2222);
+  if (haveDevice())
+    return;
+  // Valid (sum in place on x): only the missing device stops it.
+  EXPECT_EQ(fp8q_add_rms_norm_quantize_bf16(&xd, &rd, &gd, &qd, &sd, &yd, &xd,
+                                            1e-6f, 128, 0, 1),
+            8);
+  EXPECT_NE(std::string(fp8q_last_error()).find("no HIP device"),
+            std::string::npos)
+      << fp8q_last_error();
+  EXPECT_EQ(fp8q_silu_mul_quantize_f16(&xd, &rd, &qd, &sd, 128, 0), 8);
+}
+
 /// GEMM operands of M = 4, N = 128, K = 256 (G = 2), row-major.
 struct GemmOperands {
   static constexpr int64_t M = 4, N = 128, K = 256, G = 2;

@@ -110,6 +110,101 @@ TEST_F(DeviceAbi, GemmOnHostBuffersNamesTheOperand) {
     ASSERT_EQ(v, 0x1234);
 }
 
+/// add_rms_norm_quantize / silu_mul_quantize operands of M = 4, K = 256 in
+/// host memory: x and residual (gate and up) the two halves of one
+/// [M, 2K] buffer.
+struct FusedOperands {
+  static constexpr int64_t M = 4, K = 256;
+  std::vector<uint16_t> xr = std::vector<uint16_t>(M * 2 * K, 0x3f80),
+                        gamma = std::vector<uint16_t>(K, 0x3f80),
+                        y = std::vector<uint16_t>(M * K, 0x1111),
+                        sum = std::vector<uint16_t>(M * K, 0x2222);
+  std::vector<uint8_t> q = std::vector<uint8_t>(M * K, 0xab);
+  std::vector<float> s = std::vector<float>(M * 2, -1.0f);
+  fp8q_memref_2d xd = md(xr.data(), M, K, 2 * K, 1);
+  fp8q_memref_2d rd = {xr.data(), xr.data(), K, {M, K}, {2 * K, 1}};
+  fp8q_memref_1d gd = {gamma.data(), gamma.data(), 0, {K}, {1}};
+  fp8q_memref_2d yd = md(y.data(), M, K, K, 1),
+                 sd2 = md(sum.data(), M, K, K, 1),
+                 qd = md(q.data(), M, K, K, 1), sd = md(s.data(), M, 2, 1, M);
+  int32_t addRms(fp8q_memref_2d *sumDesc) {
+    return _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_bf16(
+        &xd, &rd, &gd, &qd, &sd, &yd, sumDesc, 1e-6f, 128, FP8Q_F8E4M3FN, 1,
+        nullptr);
+  }
+  int32_t silu(fp8q_memref_2d *up) {
+    return _mlir_ciface_fp8q_rt_device_silu_mul_quantize_bf16(
+        &xd, up, &qd, &sd, 128, FP8Q_F8E4M3FN, nullptr);
+  }
+  bool untouched() const {
+    for (uint8_t b : q)
+      if (b != 0xab)
+        return false;
+    for (float v : s)
+      if (v != -1.0f)
+        return false;
+    for (size_t i = 0; i < y.size(); ++i)
+      if (y[i] != 0x1111 || sum[i] != 0x2222)
+        return false;
+    return true;
+  }
+};
+
+TEST_F(DeviceAbi, FusedProducersOnHostBuffersNameTheOperand) {
+  FusedOperands o;
+  EXPECT_EQ(o.addRms(&o.sd2), FP8Q_ERR_DEVICE);
+  std::string e = fp8q_device_last_error();
+  EXPECT_NE(e.find("fp8q_rt_device_add_rms_norm_quantize_bf16: operand x is "),
+            std::string::npos)
+      << e;
+  fp8q_device_clear_error();
+  EXPECT_EQ(o.silu(&o.rd), FP8Q_ERR_DEVICE);
+  e = fp8q_device_last_error();
+  EXPECT_NE(e.find("fp8q_rt_device_silu_mul_quantize_bf16: operand gate is "),
+            std::string::npos)
+      << e;
+  EXPECT_TRUE(o.untouched());
+}
+
+TEST_F(DeviceAbi, FusedProducerOperandChecksMatchTheHostAbi) {
+  FusedOperands o;
+  // sum half a row into x: a partial overlap, refused before any device
+  // access, and sticky like every device error.
+  fp8q_memref_2d sumOnX = o.xd;
+  sumOnX.offset = 128;
+  sumOnX.sizes[1] = 128;
+  sumOnX.sizes[0] = 4;
+  EXPECT_EQ(o.addRms(&sumOnX), FP8Q_ERR_SHAPE);
+  fp8q_device_clear_error();
+  sumOnX.sizes[1] = 256;
+  EXPECT_EQ(o.addRms(&sumOnX), FP8Q_ERR_LAYOUT);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("operand sum partially overlaps operand x"),
+            std::string::npos)
+      << fp8q_device_last_error();
+  EXPECT_EQ(o.addRms(&o.sd2), FP8Q_ERR_LAYOUT); // sticky
+  fp8q_device_clear_error();
+  EXPECT_EQ(o.addRms(nullptr), FP8Q_ERR_NULL);
+  fp8q_device_clear_error();
+  fp8q_memref_2d upShort = o.rd;
+  upShort.sizes[0] = 3;
+  EXPECT_EQ(o.silu(&upShort), FP8Q_ERR_SHAPE);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("operand up has sizes [3, 256], expected [4, 256]"),
+            std::string::npos)
+      << fp8q_device_last_error();
+  fp8q_device_clear_error();
+  // The kernels read up as dense 16-byte aligned rows.
+  fp8q_memref_2d upOdd = o.rd;
+  upOdd.offset = 1;
+  EXPECT_EQ(o.silu(&upOdd), FP8Q_ERR_LAYOUT);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("operand up: the HIP kernels need a unit column stride"),
+            std::string::npos)
+      << fp8q_device_last_error();
+  EXPECT_TRUE(o.untouched());
+}
+
 TEST_F(DeviceAbi, ModulesThatCannotLoadDoNotCrash) {
   const char junk[] = "not a code object";
   void *m = mgpuModuleLoad((void *)junk, sizeof junk);

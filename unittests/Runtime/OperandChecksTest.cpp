@@ -1,8 +1,8 @@
 //===- OperandChecksTest.cpp - The runtimes' shared descriptor checks -----===//
 //
-// lib/Runtime/Common/fp8q_operand_checks.h on its own (this test defines the error
-// sink), at the edges of FP8Q_MAX_SPAN_BYTES and of int64 overflow, where a
-// runtime without these checks would compute wrapped addresses.
+// lib/Runtime/Common/fp8q_operand_checks.h on its own (this test defines the
+// error sink), at the edges of FP8Q_MAX_SPAN_BYTES and of int64 overflow, where
+// a runtime without these checks would compute wrapped addresses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,6 +133,79 @@ TEST(OperandChecksTest, OverlapAndSameAddressesUseTheSpan) {
   EXPECT_FALSE(rangesOverlap(a, b));
   b.base -= 1;
   EXPECT_TRUE(rangesOverlap(a, b));
+}
+
+/// A View2 of `rows` x `cols` elements of `elt` bytes at byte `offset` of
+/// a buffer (never dereferenced).
+View2 view(int64_t offset, int64_t rows, int64_t cols, int64_t s0, int64_t s1,
+           size_t elt = 2) {
+  alignas(16) static char storage[16];
+  View2 v;
+  v.base = storage + offset;
+  v.rows = rows;
+  v.cols = cols;
+  v.s0 = s0;
+  v.s1 = s1;
+  v.eltSize = elt;
+  return v;
+}
+
+TEST(OperandChecksTest, ColumnSlicesOfOneBufferDoNotOverlap) {
+  // The two halves of a [4, 256] buffer of 2-byte elements.
+  const View2 left = view(0, 4, 128, 256, 1), right = view(256, 4, 128, 256, 1);
+  EXPECT_TRUE(rangesOverlap(left, right));
+  EXPECT_FALSE(viewsMayOverlap(left, right));
+  EXPECT_FALSE(viewsMayOverlap(right, left));
+  // One element too wide, or shifted by one: they meet.
+  EXPECT_TRUE(viewsMayOverlap(view(0, 4, 129, 256, 1), right));
+  EXPECT_TRUE(viewsMayOverlap(left, view(254, 4, 128, 256, 1)));
+  // The right half reaching into the next row's left half.
+  EXPECT_TRUE(viewsMayOverlap(left, view(258, 4, 128, 256, 1)));
+  // Different row strides, column strides or element sizes: not proven.
+  EXPECT_TRUE(viewsMayOverlap(left, view(256, 4, 128, 512, 1)));
+  EXPECT_TRUE(viewsMayOverlap(left, view(256, 4, 64, 256, 2)));
+  EXPECT_TRUE(viewsMayOverlap(left, view(256, 4, 64, 128, 1, 4)));
+  // A single row next to the slices of every row.
+  EXPECT_FALSE(viewsMayOverlap(view(512 + 256, 1, 128, 0, 1), left));
+  EXPECT_TRUE(viewsMayOverlap(view(512 + 200, 1, 128, 0, 1), left));
+  // Disjoint byte ranges never overlap, whatever the strides.
+  EXPECT_FALSE(viewsMayOverlap(left, view(4096, 4, 128, 1, 4)));
+}
+
+TEST(OperandChecksTest, SumMayBeXOrResidualButNoOtherOperand) {
+  const View2 x = view(0, 4, 128, 256, 1), r = view(256, 4, 128, 256, 1);
+  const View2 q = view(4096, 4, 128, 128, 1, 1), s = view(8192, 4, 1, 1, 4, 4);
+  const View2 y = view(12288, 4, 128, 128, 1);
+  View1 gamma;
+  gamma.base = x.base + 16384;
+  gamma.size = 128;
+  gamma.s0 = 1;
+  gamma.eltSize = 2;
+  EXPECT_EQ(checkSumAliasing("t", x, x, r, gamma, q, s, &y), FP8Q_OK);
+  EXPECT_EQ(checkSumAliasing("t", r, x, r, gamma, q, s, &y), FP8Q_OK);
+  EXPECT_EQ(
+      checkSumAliasing("t", view(20480, 4, 128, 128, 1), x, r, gamma, q, s, &y),
+      FP8Q_OK);
+  EXPECT_EQ(
+      checkSumAliasing("t", view(2, 4, 128, 256, 1), x, r, gamma, q, s, &y),
+      FP8Q_ERR_LAYOUT);
+  EXPECT_NE(lastMessage.find("operand sum partially overlaps operand x"),
+            std::string::npos)
+      << lastMessage;
+  EXPECT_EQ(checkSumAliasing("t", y, x, r, gamma, q, s, &y), FP8Q_ERR_LAYOUT);
+  EXPECT_NE(lastMessage.find("operand sum overlaps operand y"),
+            std::string::npos);
+  EXPECT_EQ(checkSumAliasing("t", y, x, r, gamma, q, s, nullptr), FP8Q_OK);
+  EXPECT_EQ(checkSumAliasing("t", view(16384, 1, 128, 0, 1), x, r, gamma, q, s,
+                             nullptr),
+            FP8Q_ERR_LAYOUT);
+  EXPECT_NE(lastMessage.find("operand sum overlaps operand gamma"),
+            std::string::npos);
+  EXPECT_EQ(checkSumAliasing("t", view(4096, 4, 64, 64, 1), x, r, gamma, q, s,
+                             nullptr),
+            FP8Q_ERR_LAYOUT);
+  EXPECT_NE(lastMessage.find("operand sum overlaps operand q"),
+            std::string::npos);
 }
 
 TEST(OperandChecksTest, EveryStatusHasItsOwnName) {

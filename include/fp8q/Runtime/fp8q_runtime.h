@@ -173,6 +173,49 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_rms_norm_quantize_f32(
     fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
     int32_t fp8_type, int32_t keep_unquantized);
 
+/// Fused residual add + RMSNorm + quantize (vLLM's fused_add_rms_norm):
+/// sum[m, k] = round_T((float)x[m, k] + (float)residual[m, k]) is written
+/// to `sum` [M, K] (T = x's element type; round-to-nearest-even, a NaN sum
+/// stays a quiet NaN with its sign, as LLVM's bf16 / f16 fadd gives), then
+/// everything proceeds exactly as fp8q_rt_rms_norm_quantize_T on `sum` (q,
+/// scale, and y when keep_unquantized != 0): the norm reads the rounded sum.
+/// residual and sum are [M, K] of T. `sum` may be exactly x or exactly
+/// residual (the same address, sizes and strides: in place, as vLLM does);
+/// otherwise it shares no byte with x or residual (disjoint byte ranges, or
+/// column slices of one buffer), and never one with gamma, q, scale or y
+/// (docs/RuntimeABI.md, "Fused producers").
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_add_rms_norm_quantize_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_add_rms_norm_quantize_f16(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_add_rms_norm_quantize_f32(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized);
+
+/// SiLU-and-mul + quantize: a[m, k] = (g / (1.0f + expf(-g))) * u with
+/// g = (float)gate[m, k], u = (float)up[m, k], computed in f32 in exactly
+/// this order (libm expf on the CPU), then quantized as fp8q_rt_quantize_f32
+/// quantizes a [M, K] into q [M, K] and scale [M, K/group_size]. gate and
+/// up are [M, K] of T; each honours its own strides (they are often two
+/// column slices of one [M, 2K] buffer).
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_silu_mul_quantize_bf16(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_silu_mul_quantize_f16(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_silu_mul_quantize_f32(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type);
+
 /// Copies the f32 scale src [M, G] to dst [M, G], each through its own
 /// strides (any layout to any layout). When both descriptors address the
 /// same bytes for every element (equal layouts, SPEC) nothing is copied
@@ -267,6 +310,30 @@ FP8Q_RT_EXPORT int32_t fp8q_rms_norm_quantize_f32(
     fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
     fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
     int32_t fp8_type, int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t fp8q_add_rms_norm_quantize_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t fp8q_add_rms_norm_quantize_f16(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t fp8q_add_rms_norm_quantize_f32(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized);
+FP8Q_RT_EXPORT int32_t fp8q_silu_mul_quantize_bf16(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t fp8q_silu_mul_quantize_f16(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type);
+FP8Q_RT_EXPORT int32_t fp8q_silu_mul_quantize_f32(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type);
 FP8Q_RT_EXPORT int32_t fp8q_materialize(fp8q_memref_2d *src,
                                         fp8q_memref_2d *dst);
 FP8Q_RT_EXPORT int32_t fp8q_preshuffle(fp8q_memref_2d *w, fp8q_memref_2d *dst);
@@ -343,6 +410,30 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_rms_norm_quantize_f32(
     fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
     fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon, int64_t group_size,
     int32_t fp8_type, int32_t keep_unquantized, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_f16(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_f32(
+    fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+    fp8q_memref_2d *sum, float epsilon, int64_t group_size, int32_t fp8_type,
+    int32_t keep_unquantized, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_silu_mul_quantize_bf16(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_silu_mul_quantize_f16(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_silu_mul_quantize_f32(
+    fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,
+    fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type, void *stream);
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_materialize(
     fp8q_memref_2d *src, fp8q_memref_2d *dst, void *stream);
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_preshuffle(

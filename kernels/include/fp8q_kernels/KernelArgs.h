@@ -36,6 +36,24 @@ struct RmsArgs {
   int32_t keep;
 };
 
+/// fp8q_add_rms_norm_quantize_{bf16,f16,f32}: one block per row; rms.x is
+/// the first addend and the norm reads sum = round_T(x + residual).
+struct AddRmsArgs {
+  RmsArgs rms;
+  const void *residual; ///< [M, K] of T, row stride ldr
+  void *sum;            ///< [M, K] of T, row stride lds, written (may be x
+                        ///< or residual, exactly)
+  int64_t ldr, lds;
+};
+
+/// fp8q_silu_mul_quantize_{bf16,f16,f32}: quant.x is gate, and the value
+/// quantized is the f32 (gate / (1 + exp(-gate))) * up.
+struct SiluArgs {
+  QuantArgs quant;
+  const void *up; ///< [M, K] of T, row stride ldu, unit column stride
+  int64_t ldu;
+};
+
 /// fp8q_materialize: dst[m, g] = src[m, g], each through its strides.
 struct MaterializeArgs {
   const float *src;

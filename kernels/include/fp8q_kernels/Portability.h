@@ -138,6 +138,16 @@ FP8Q_HOSTDEV inline float sqrtF(float x) {
   return __builtin_sqrtf(x);
 #endif
 }
+/// exp(x) with the full-accuracy library / backend expansion, never the
+/// hardware approximation (CUDA expf, max 2 ulp; AMDGPU's llvm.exp.f32
+/// lowering without afn, about 1 ulp; libm expf on the host).
+FP8Q_HOSTDEV inline float expF(float x) {
+#if defined(FP8Q_NVPTX)
+  return expf(x);
+#else
+  return __builtin_expf(x);
+#endif
+}
 /// Round to nearest integer, ties to even (the default FP rounding mode).
 FP8Q_HOSTDEV inline float rintF(float x) {
 #if defined(FP8Q_NVPTX)

@@ -444,6 +444,75 @@ inline bool rangesOverlap(const View2 &a, const View2 &b) {
   return a.base < bEnd && b.base < aEnd;
 }
 
+/// False when two views provably share no byte: their byte ranges are
+/// disjoint, or both are rows of one row stride S (unit column stride, the
+/// same element size) whose column ranges do not meet within S (two column
+/// slices of one [M, N] buffer). True otherwise, including every
+/// interleaving this does not recognize.
+inline bool viewsMayOverlap(const View2 &a, const View2 &b) {
+  if (!rangesOverlap(a, b))
+    return false;
+  const bool unitCols =
+      (a.cols == 1 || a.s1 == 1) && (b.cols == 1 || b.s1 == 1);
+  if (!unitCols || a.eltSize != b.eltSize ||
+      (a.rows > 1 && b.rows > 1 && a.s0 != b.s0))
+    return true;
+  const int64_t S = a.rows > 1 ? a.s0 : b.s0;
+  const int64_t diff = b.base - a.base, elt = int64_t(a.eltSize);
+  if (S <= 0 || diff % elt != 0)
+    return true;
+  // b's rows start r elements after some row of a, modulo S.
+  const int64_t r = ((diff / elt) % S + S) % S;
+  return !(a.cols <= r && r + b.cols <= S);
+}
+
+/// True when the byte range spanned by `b` (a rank-1 view) intersects
+/// `a`'s.
+inline bool rangesOverlap(const View2 &a, const View1 &b) {
+  const char *aEnd = a.base + a.spanBytes();
+  const char *bEnd = b.base + ((b.size - 1) * b.s0 + 1) * int64_t(b.eltSize);
+  return a.base < bEnd && b.base < aEnd;
+}
+
+/// The in-place rules of add_rms_norm_quantize's `sum` output, checked once
+/// every operand is valid: sum is exactly x or residual (the same bytes for
+/// every element: vLLM's in-place fused_add_rms_norm) or shares no byte
+/// with them, and it shares no byte with gamma, q, scale or y (null: y is
+/// not written). "Shares no byte" is viewsMayOverlap's proof (disjoint
+/// byte ranges, or column slices of one buffer); any other interleaving is
+/// refused.
+inline int32_t checkSumAliasing(const char *entry, const View2 &sum,
+                                const View2 &x, const View2 &residual,
+                                const View1 &gamma, const View2 &q,
+                                const View2 &scale, const View2 *y) {
+  const struct {
+    const char *name;
+    const View2 &view;
+  } inputs[] = {{"x", x}, {"residual", residual}};
+  for (const auto &in : inputs)
+    if (viewsMayOverlap(sum, in.view) && !sameAddresses(sum, in.view))
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "operand sum partially overlaps operand %s: sum must be "
+                  "exactly %s (in place: the same address, sizes and "
+                  "strides) or share no byte with it",
+                  in.name, in.name);
+  if (rangesOverlap(sum, gamma))
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand sum overlaps operand gamma: sum must share no byte "
+                "with gamma, q, scale or y");
+  const struct {
+    const char *name;
+    const View2 *view;
+  } outputs[] = {{"q", &q}, {"scale", &scale}, {"y", y}};
+  for (const auto &out : outputs)
+    if (out.view && viewsMayOverlap(sum, *out.view))
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "operand sum overlaps operand %s: sum must share no byte "
+                  "with gamma, q, scale or y",
+                  out.name);
+  return FP8Q_OK;
+}
+
 } // namespace fp8q::rt
 
 #endif // FP8Q_RUNTIME_FP8Q_OPERAND_CHECKS_H

@@ -41,13 +41,49 @@ float loadAct(const void *p, ActType t);
 /// rounded value as fp32.
 float storeAct(void *p, ActType t, float v);
 
-/// Implementations behind the entry points (in Quantize.cpp, QuantizeV2.cpp,
-/// Layout.cpp and Gemm.cpp). `entry` names the entry point for messages.
+/// The validated operands of quantize and rms_norm_quantize (gamma and y
+/// only when they are used).
+struct QuantizeOperands {
+  View2 x, q, scale, y;
+  View1 gamma;
+  int64_t M = 0, K = 0, G = 0, groupSize = 0;
+};
+
+/// Validates the operands of quantize (rmsNorm false) or rms_norm_quantize
+/// in the order every runtime checks them; `xName` names the activation in
+/// messages ("x", or "gate" for silu_mul_quantize). Fills `o`.
+int32_t checkQuantize(const char *entry, ActType t, const char *xName,
+                      fp8q_memref_2d *x, fp8q_memref_1d *gamma,
+                      fp8q_memref_2d *q, fp8q_memref_2d *scale,
+                      fp8q_memref_2d *y, float epsilon, int64_t groupSize,
+                      int32_t fp8Type, bool rmsNorm, bool keepUnquantized,
+                      QuantizeOperands &o);
+
+/// The computation of quantize / rms_norm_quantize on validated operands:
+/// reads o.x (elements of type t), then writes o.q, o.scale and, with
+/// rmsNorm and keepUnquantized, o.y. Everything is computed before the
+/// first write, so inputs may alias outputs.
+void quantizeRows(ActType t, const QuantizeOperands &o, float epsilon,
+                  int32_t fp8Type, bool rmsNorm, bool keepUnquantized);
+
+/// Implementations behind the entry points (in Quantize.cpp,
+/// FusedProducers.cpp, QuantizeV2.cpp, Layout.cpp and Gemm.cpp). `entry`
+/// names the entry point for messages.
 int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
                      fp8q_memref_1d *gamma, fp8q_memref_2d *q,
                      fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon,
                      int64_t groupSize, int32_t fp8Type, bool rmsNorm,
                      bool keepUnquantized);
+int32_t addRmsNormQuantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
+                               fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+                               fp8q_memref_2d *q, fp8q_memref_2d *scale,
+                               fp8q_memref_2d *y, fp8q_memref_2d *sum,
+                               float epsilon, int64_t groupSize,
+                               int32_t fp8Type, bool keepUnquantized);
+int32_t siluMulQuantizeImpl(const char *entry, ActType t, fp8q_memref_2d *gate,
+                            fp8q_memref_2d *up, fp8q_memref_2d *q,
+                            fp8q_memref_2d *scale, int64_t groupSize,
+                            int32_t fp8Type);
 int32_t quantizeV2Impl(const char *entry, ActType t, fp8q_memref_2d *x,
                        fp8q_memref_2d *q, fp8q_memref_1d *scale,
                        fp8q_memref_0d *global, int64_t groupSize, int32_t qType,

@@ -63,6 +63,46 @@ FP8Q_DEFINE_QUANTIZE(f32, ActType::F32)
 
 #undef FP8Q_DEFINE_QUANTIZE
 
+//===-- fused producers: residual add, SiLU x mul -------------------------===//
+
+#define FP8Q_DEFINE_FUSED(SUFFIX, ACT)                                         \
+  FP8Q_RT_EXPORT int32_t fp8q_add_rms_norm_quantize_##SUFFIX(                  \
+      fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,      \
+      fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,             \
+      fp8q_memref_2d *sum, float epsilon, int64_t group_size,                  \
+      int32_t fp8_type, int32_t keep_unquantized) {                            \
+    return addRmsNormQuantizeImpl(                                             \
+        "fp8q_rt_add_rms_norm_quantize_" #SUFFIX, ACT, x, residual, gamma, q,  \
+        scale, y, sum, epsilon, group_size, fp8_type, keep_unquantized != 0);  \
+  }                                                                            \
+  FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_add_rms_norm_quantize_##SUFFIX(  \
+      fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,      \
+      fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,             \
+      fp8q_memref_2d *sum, float epsilon, int64_t group_size,                  \
+      int32_t fp8_type, int32_t keep_unquantized) {                            \
+    return orExit(fp8q_add_rms_norm_quantize_##SUFFIX(                         \
+        x, residual, gamma, q, scale, y, sum, epsilon, group_size, fp8_type,   \
+        keep_unquantized));                                                    \
+  }                                                                            \
+  FP8Q_RT_EXPORT int32_t fp8q_silu_mul_quantize_##SUFFIX(                      \
+      fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type) {           \
+    return siluMulQuantizeImpl("fp8q_rt_silu_mul_quantize_" #SUFFIX, ACT,      \
+                               gate, up, q, scale, group_size, fp8_type);      \
+  }                                                                            \
+  FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_silu_mul_quantize_##SUFFIX(      \
+      fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, int64_t group_size, int32_t fp8_type) {           \
+    return orExit(fp8q_silu_mul_quantize_##SUFFIX(gate, up, q, scale,          \
+                                                  group_size, fp8_type));      \
+  }
+
+FP8Q_DEFINE_FUSED(bf16, ActType::BF16)
+FP8Q_DEFINE_FUSED(f16, ActType::F16)
+FP8Q_DEFINE_FUSED(f32, ActType::F32)
+
+#undef FP8Q_DEFINE_FUSED
+
 //===-- block-scaled formats (v2) -----------------------------------------===//
 
 #define FP8Q_DEFINE_QUANTIZE_V2(SUFFIX, ACT)                                   \

@@ -15,41 +15,50 @@
 
 namespace fp8q::rt {
 
-int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
-                     fp8q_memref_1d *gamma, fp8q_memref_2d *q,
-                     fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon,
-                     int64_t groupSize, int32_t fp8Type, bool rmsNorm,
-                     bool keepUnquantized) {
-  clearError();
+int32_t checkQuantize(const char *entry, ActType t, const char *xName,
+                      fp8q_memref_2d *x, fp8q_memref_1d *gamma,
+                      fp8q_memref_2d *q, fp8q_memref_2d *scale,
+                      fp8q_memref_2d *y, float epsilon, int64_t groupSize,
+                      int32_t fp8Type, bool rmsNorm, bool keepUnquantized,
+                      QuantizeOperands &o) {
   size_t es = actSize(t);
-  View2 xv, qv, sv, yv;
-  View1 gv;
-  if (int32_t s = checkOperand(entry, "x", x, es, -1, -1, Access::Read, xv))
+  if (int32_t s = checkOperand(entry, xName, x, es, -1, -1, Access::Read, o.x))
     return s;
-  const int64_t M = xv.rows, K = xv.cols;
+  const int64_t M = o.x.rows, K = o.x.cols;
   if (int32_t s = checkGroupSize(entry, groupSize, K))
     return s;
   const int64_t G = K / groupSize;
   if (int32_t s = checkFp8Type(entry, fp8Type))
     return s;
   if (rmsNorm) {
-    if (int32_t s = checkOperand(entry, "gamma", gamma, es, K, gv))
+    if (int32_t s = checkOperand(entry, "gamma", gamma, es, K, o.gamma))
       return s;
     if (!(epsilon >= 0.0f) || std::isinf(epsilon))
       return fail(entry, FP8Q_ERR_ARG,
                   "epsilon %g must be finite and non-negative",
                   double(epsilon));
     if (keepUnquantized) {
-      if (int32_t s = checkOperand(entry, "y", y, es, M, K, Access::Write, yv))
+      if (int32_t s = checkOperand(entry, "y", y, es, M, K, Access::Write, o.y))
         return s;
     }
   }
-  if (int32_t s = checkOperand(entry, "q", q, 1, M, K, Access::Write, qv))
+  if (int32_t s = checkOperand(entry, "q", q, 1, M, K, Access::Write, o.q))
     return s;
   if (int32_t s =
-          checkOperand(entry, "scale", scale, 4, M, G, Access::Write, sv))
+          checkOperand(entry, "scale", scale, 4, M, G, Access::Write, o.scale))
     return s;
+  o.M = M;
+  o.K = K;
+  o.G = G;
+  o.groupSize = groupSize;
+  return FP8Q_OK;
+}
 
+void quantizeRows(ActType t, const QuantizeOperands &o, float epsilon,
+                  int32_t fp8Type, bool rmsNorm, bool keepUnquantized) {
+  const int64_t M = o.M, K = o.K, G = o.G, groupSize = o.groupSize;
+  const View2 &xv = o.x, &qv = o.q, &sv = o.scale, &yv = o.y;
+  const View1 &gv = o.gamma;
   // Compute everything before writing, so inputs aliasing outputs (e.g.
   // rms_norm_quantize in place) read unmodified values.
   std::vector<float> row(K);
@@ -98,6 +107,20 @@ int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
     for (int64_t g = 0; g < G; ++g)
       *sv.at<float>(m, g) = sBuf[m * G + g];
   }
+}
+
+int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
+                     fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+                     fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon,
+                     int64_t groupSize, int32_t fp8Type, bool rmsNorm,
+                     bool keepUnquantized) {
+  clearError();
+  QuantizeOperands o;
+  if (int32_t s =
+          checkQuantize(entry, t, "x", x, gamma, q, scale, y, epsilon,
+                        groupSize, fp8Type, rmsNorm, keepUnquantized, o))
+    return s;
+  quantizeRows(t, o, epsilon, fp8Type, rmsNorm, keepUnquantized);
   return FP8Q_OK;
 }
 

@@ -135,6 +135,25 @@ extern "C" {
       return quantizeOp(ex, ACT, x, gamma, q, scale, y, eps, group, fp8, true, \
                         keep != 0);                                            \
     });                                                                        \
+  }                                                                            \
+  int32_t _mlir_ciface_fp8q_rt_device_add_rms_norm_quantize_##SUFFIX(          \
+      fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,      \
+      fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,             \
+      fp8q_memref_2d *sum, float eps, int64_t group, int32_t fp8,              \
+      int32_t keep, void *stream) {                                            \
+    return guarded([&] {                                                       \
+      DeviceExec ex("fp8q_rt_device_add_rms_norm_quantize_" #SUFFIX, stream);  \
+      return addRmsNormQuantizeOp(ex, ACT, x, residual, gamma, q, scale, y,    \
+                                  sum, eps, group, fp8, keep != 0);            \
+    });                                                                        \
+  }                                                                            \
+  int32_t _mlir_ciface_fp8q_rt_device_silu_mul_quantize_##SUFFIX(              \
+      fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, int64_t group, int32_t fp8, void *stream) {       \
+    return guarded([&] {                                                       \
+      DeviceExec ex("fp8q_rt_device_silu_mul_quantize_" #SUFFIX, stream);      \
+      return siluMulQuantizeOp(ex, ACT, gate, up, q, scale, group, fp8);       \
+    });                                                                        \
   }
 
 FP8Q_DEVICE_QUANT_ENTRIES(bf16, Act::BF16)

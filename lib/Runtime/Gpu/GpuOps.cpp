@@ -30,6 +30,12 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_rms_norm_quantize_bf16",
     "fp8q_kernel_rms_norm_quantize_f16",
     "fp8q_kernel_rms_norm_quantize_f32",
+    "fp8q_kernel_add_rms_norm_quantize_bf16",
+    "fp8q_kernel_add_rms_norm_quantize_f16",
+    "fp8q_kernel_add_rms_norm_quantize_f32",
+    "fp8q_kernel_silu_mul_quantize_bf16",
+    "fp8q_kernel_silu_mul_quantize_f16",
+    "fp8q_kernel_silu_mul_quantize_f32",
     "fp8q_kernel_materialize",
     "fp8q_kernel_preshuffle",
     "fp8q_kernel_unpreshuffle",
@@ -121,15 +127,28 @@ size_t actSize(Act t) { return t == Act::F32 ? 4 : 2; }
 
 } // namespace
 
-int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
-                   fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
-                   float eps, int64_t group, int32_t fp8, bool rms, bool keep) {
-  const char *entry = ex.entry;
+namespace {
+
+/// The validated operands of quantize / rms_norm_quantize and of the fused
+/// producers built on them (gamma and y only when used).
+struct QuantOperands {
+  Op x, q, scale, y;
+  fp8q::rt::View1 gamma;
+  int64_t M = 0, K = 0, G = 0;
+};
+
+/// The checks of quantize (rms false) or rms_norm_quantize, in the CPU
+/// runtime's order plus the kernels' needs; `xName` names the activation
+/// ("x", or "gate" for silu_mul_quantize).
+int32_t checkQuant(const char *entry, Act t, const char *xName,
+                   fp8q_memref_2d *x, fp8q_memref_1d *gamma, fp8q_memref_2d *q,
+                   fp8q_memref_2d *scale, fp8q_memref_2d *y, float eps,
+                   int64_t group, int32_t fp8, bool rms, bool keep,
+                   QuantOperands &o) {
   const size_t es = actSize(t);
-  Op xo, qo, so, yo;
-  if (int32_t s = checkOperand(entry, "x", x, es, -1, -1, Access::Read, xo))
+  if (int32_t s = checkOperand(entry, xName, x, es, -1, -1, Access::Read, o.x))
     return s;
-  const int64_t M = xo.rows, K = xo.cols;
+  const int64_t M = o.x.rows, K = o.x.cols;
   if (int32_t s = checkGroupSize(entry, group, K))
     return s;
   if (group % 8)
@@ -139,11 +158,10 @@ int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
   const int64_t G = K / group;
   if (int32_t s = checkFp8Type(entry, fp8))
     return s;
-  if (int32_t s = checkRows(entry, "x", xo, 16))
+  if (int32_t s = checkRows(entry, xName, o.x, 16))
     return s;
-  char *gammaPtr = nullptr;
   if (rms) {
-    fp8q::rt::View1 gv;
+    fp8q::rt::View1 &gv = o.gamma;
     if (int32_t s = checkOperand(entry, "gamma", gamma, es, K, gv))
       return s;
     if (K > 1 && gv.s0 != 1)
@@ -151,84 +169,200 @@ int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
                   "operand gamma: the HIP kernels need a contiguous vector "
                   "(stride 1), got stride %lld",
                   (long long)gv.s0);
-    gammaPtr = gv.base;
-    if ((uintptr_t)gammaPtr % 16)
+    if ((uintptr_t)gv.base % 16)
       return fail(entry, FP8Q_ERR_ALIGN,
                   "operand gamma: the HIP kernels need 16-byte alignment");
     if (!(eps >= 0.0f) || std::isinf(eps))
       return fail(entry, FP8Q_ERR_ARG,
                   "epsilon %g must be finite and non-negative", double(eps));
     if (keep) {
-      if (int32_t s = checkOperand(entry, "y", y, es, M, K, Access::Write, yo))
+      if (int32_t s = checkOperand(entry, "y", y, es, M, K, Access::Write, o.y))
         return s;
-      if (int32_t s = checkRows(entry, "y", yo, 16))
+      if (int32_t s = checkRows(entry, "y", o.y, 16))
         return s;
     }
   }
-  if (int32_t s = checkOperand(entry, "q", q, 1, M, K, Access::Write, qo))
+  if (int32_t s = checkOperand(entry, "q", q, 1, M, K, Access::Write, o.q))
     return s;
-  if (int32_t s = checkRows(entry, "q", qo, 8))
+  if (int32_t s = checkRows(entry, "q", o.q, 8))
     return s;
   if (int32_t s =
-          checkOperand(entry, "scale", scale, 4, M, G, Access::Write, so))
+          checkOperand(entry, "scale", scale, 4, M, G, Access::Write, o.scale))
+    return s;
+  o.M = M;
+  o.K = K;
+  o.G = G;
+  return FP8Q_OK;
+}
+
+/// Registers the operands checkQuant validated with `ex`.
+void addQuantOperands(Exec &ex, const char *xName, const QuantOperands &o,
+                      bool rms, bool keep) {
+  ex.add(xName, o.x.base, o.x.spanBytes(), false);
+  ex.add("q", o.q.base, o.q.spanBytes(), true);
+  ex.add("scale", o.scale.base, o.scale.spanBytes(), true);
+  if (rms) {
+    ex.add("gamma", o.gamma.base, o.K * (int64_t)o.gamma.eltSize, false);
+    if (keep)
+      ex.add("y", o.y.base, o.y.spanBytes(), true);
+  }
+}
+
+/// The quantize kernels' arguments for prepared operands.
+QuantArgs quantArgs(Exec &ex, const QuantOperands &o, int64_t group,
+                    int32_t fp8) {
+  const Op &so = o.scale;
+  return QuantArgs{ex.dev(o.x.base),
+                   (uint8_t *)ex.dev(o.q.base),
+                   (float *)ex.dev(so.base),
+                   o.M,
+                   o.K,
+                   group,
+                   o.x.s0,
+                   o.q.s0,
+                   so.s0,
+                   so.s1,
+                   fp8,
+                   (o.M > 1 && so.s0 == 1) ? 1 : 0};
+}
+
+/// The RMSNorm kernels' arguments for prepared operands.
+RmsArgs rmsArgs(Exec &ex, const QuantOperands &o, float eps, int64_t group,
+                int32_t fp8, bool keep) {
+  return RmsArgs{ex.dev(o.x.base),
+                 ex.dev(o.gamma.base),
+                 (uint8_t *)ex.dev(o.q.base),
+                 (float *)ex.dev(o.scale.base),
+                 keep ? ex.dev(o.y.base) : nullptr,
+                 o.M,
+                 o.K,
+                 group,
+                 o.x.s0,
+                 o.q.s0,
+                 keep ? o.y.s0 : 0,
+                 o.scale.s0,
+                 o.scale.s1,
+                 eps,
+                 fp8,
+                 keep ? 1 : 0};
+}
+
+/// The kernel of family `first` (its bf16 member) for element type t.
+KernelId kernelFor(KernelId first, Act t) {
+  return (KernelId)((int)first + (int)t);
+}
+
+/// Grid of the quantize kernels (groups in teams) and of the RMSNorm
+/// kernels (one block per row).
+Dim3 quantGrid(const QuantOperands &o) {
+  Dim3 grid;
+  grid.x = ceilDiv(o.M * o.G, kQuantGroupsPerBlock);
+  return grid;
+}
+Dim3 rowGrid(const QuantOperands &o) {
+  Dim3 grid;
+  grid.x = (unsigned)o.M;
+  return grid;
+}
+Dim3 quantBlock() {
+  Dim3 block;
+  block.x = kQuantBlock;
+  return block;
+}
+
+} // namespace
+
+int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
+                   fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
+                   float eps, int64_t group, int32_t fp8, bool rms, bool keep) {
+  QuantOperands o;
+  if (int32_t s = checkQuant(ex.entry, t, "x", x, gamma, q, scale, y, eps,
+                             group, fp8, rms, keep, o))
     return s;
   DeviceInfo info;
-  ex.add("x", xo.base, xo.spanBytes(), false);
-  ex.add("q", qo.base, qo.spanBytes(), true);
-  ex.add("scale", so.base, so.spanBytes(), true);
-  if (rms) {
-    ex.add("gamma", gammaPtr, K * (int64_t)es, false);
-    if (keep)
-      ex.add("y", yo.base, yo.spanBytes(), true);
-  }
+  addQuantOperands(ex, "x", o, rms, keep);
   if (int32_t s = ex.prepare(info))
     return s;
-  int kt = (int)t;
   if (!rms) {
-    QuantArgs a{ex.dev(xo.base),
-                (uint8_t *)ex.dev(qo.base),
-                (float *)ex.dev(so.base),
-                M,
-                K,
-                group,
-                xo.s0,
-                qo.s0,
-                so.s0,
-                so.s1,
-                fp8,
-                (M > 1 && so.s0 == 1) ? 1 : 0};
+    QuantArgs a = quantArgs(ex, o, group, fp8);
     void *args[] = {&a};
-    Dim3 grid, block;
-    grid.x = ceilDiv(M * G, kQuantGroupsPerBlock);
-    block.x = kQuantBlock;
-    if (int32_t s = ex.launch((KernelId)((int)KernelId::QuantizeBf16 + kt),
-                              grid, block, args))
+    if (int32_t s = ex.launch(kernelFor(KernelId::QuantizeBf16, t),
+                              quantGrid(o), quantBlock(), args))
       return s;
   } else {
-    RmsArgs a{ex.dev(xo.base),
-              ex.dev(gammaPtr),
-              (uint8_t *)ex.dev(qo.base),
-              (float *)ex.dev(so.base),
-              keep ? ex.dev(yo.base) : nullptr,
-              M,
-              K,
-              group,
-              xo.s0,
-              qo.s0,
-              keep ? yo.s0 : 0,
-              so.s0,
-              so.s1,
-              eps,
-              fp8,
-              keep ? 1 : 0};
+    RmsArgs a = rmsArgs(ex, o, eps, group, fp8, keep);
     void *args[] = {&a};
-    Dim3 grid, block;
-    grid.x = (unsigned)M;
-    block.x = kQuantBlock;
-    if (int32_t s = ex.launch((KernelId)((int)KernelId::RmsBf16 + kt), grid,
-                              block, args))
+    if (int32_t s = ex.launch(kernelFor(KernelId::RmsBf16, t), rowGrid(o),
+                              quantBlock(), args))
       return s;
   }
+  return ex.finish();
+}
+
+int32_t addRmsNormQuantizeOp(Exec &ex, Act t, fp8q_memref_2d *x,
+                             fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+                             fp8q_memref_2d *q, fp8q_memref_2d *scale,
+                             fp8q_memref_2d *y, fp8q_memref_2d *sum, float eps,
+                             int64_t group, int32_t fp8, bool keep) {
+  const char *entry = ex.entry;
+  QuantOperands o;
+  if (int32_t s = checkQuant(entry, t, "x", x, gamma, q, scale, y, eps, group,
+                             fp8, /*rms=*/true, keep, o))
+    return s;
+  const size_t es = actSize(t);
+  Op ro, so;
+  if (int32_t s = checkOperand(entry, "residual", residual, es, o.M, o.K,
+                               Access::Read, ro))
+    return s;
+  if (int32_t s = checkRows(entry, "residual", ro, 16))
+    return s;
+  if (int32_t s =
+          checkOperand(entry, "sum", sum, es, o.M, o.K, Access::Write, so))
+    return s;
+  if (int32_t s = checkRows(entry, "sum", so, 16))
+    return s;
+  if (int32_t s = fp8q::rt::checkSumAliasing(entry, so, o.x, ro, o.gamma, o.q,
+                                             o.scale, keep ? &o.y : nullptr))
+    return s;
+  DeviceInfo info;
+  addQuantOperands(ex, "x", o, /*rms=*/true, keep);
+  ex.add("residual", ro.base, ro.spanBytes(), false);
+  ex.add("sum", so.base, so.spanBytes(), true);
+  if (int32_t s = ex.prepare(info))
+    return s;
+  AddRmsArgs a{rmsArgs(ex, o, eps, group, fp8, keep), ex.dev(ro.base),
+               ex.dev(so.base), ro.s0, so.s0};
+  void *args[] = {&a};
+  if (int32_t s = ex.launch(kernelFor(KernelId::AddRmsBf16, t), rowGrid(o),
+                            quantBlock(), args))
+    return s;
+  return ex.finish();
+}
+
+int32_t siluMulQuantizeOp(Exec &ex, Act t, fp8q_memref_2d *gate,
+                          fp8q_memref_2d *up, fp8q_memref_2d *q,
+                          fp8q_memref_2d *scale, int64_t group, int32_t fp8) {
+  const char *entry = ex.entry;
+  QuantOperands o;
+  if (int32_t s = checkQuant(entry, t, "gate", gate, nullptr, q, scale, nullptr,
+                             0.0f, group, fp8, false, false, o))
+    return s;
+  Op uo;
+  if (int32_t s =
+          checkOperand(entry, "up", up, actSize(t), o.M, o.K, Access::Read, uo))
+    return s;
+  if (int32_t s = checkRows(entry, "up", uo, 16))
+    return s;
+  DeviceInfo info;
+  addQuantOperands(ex, "gate", o, false, false);
+  ex.add("up", uo.base, uo.spanBytes(), false);
+  if (int32_t s = ex.prepare(info))
+    return s;
+  SiluArgs a{quantArgs(ex, o, group, fp8), ex.dev(uo.base), uo.s0};
+  void *args[] = {&a};
+  if (int32_t s = ex.launch(kernelFor(KernelId::SiluMulBf16, t), quantGrid(o),
+                            quantBlock(), args))
+    return s;
   return ex.finish();
 }
 

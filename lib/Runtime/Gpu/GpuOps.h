@@ -64,6 +64,17 @@ public:
 int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
                    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,
                    float eps, int64_t group, int32_t fp8, bool rms, bool keep);
+/// add_rms_norm_quantize: rms_norm_quantize on sum = round_T(x + residual),
+/// which is written too (it may be exactly x or residual).
+int32_t addRmsNormQuantizeOp(Exec &ex, Act t, fp8q_memref_2d *x,
+                             fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+                             fp8q_memref_2d *q, fp8q_memref_2d *scale,
+                             fp8q_memref_2d *y, fp8q_memref_2d *sum, float eps,
+                             int64_t group, int32_t fp8, bool keep);
+/// silu_mul_quantize: the f32 quantize of (gate / (1 + exp(-gate))) * up.
+int32_t siluMulQuantizeOp(Exec &ex, Act t, fp8q_memref_2d *gate,
+                          fp8q_memref_2d *up, fp8q_memref_2d *q,
+                          fp8q_memref_2d *scale, int64_t group, int32_t fp8);
 int32_t materializeOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst);
 /// preshuffle, or its inverse (unpreshuffle) when `inverse`.
 int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,

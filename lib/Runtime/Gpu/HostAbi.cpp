@@ -148,6 +148,22 @@ int32_t hostQuantize(const char *entry, Act t, fp8q_memref_2d *x,
   HostExec ex(entry);
   return quantizeOp(ex, t, x, gamma, q, scale, y, eps, group, fp8, rms, keep);
 }
+int32_t hostAddRmsNormQuantize(const char *entry, Act t, fp8q_memref_2d *x,
+                               fp8q_memref_2d *residual, fp8q_memref_1d *gamma,
+                               fp8q_memref_2d *q, fp8q_memref_2d *scale,
+                               fp8q_memref_2d *y, fp8q_memref_2d *sum,
+                               float eps, int64_t group, int32_t fp8,
+                               bool keep) {
+  HostExec ex(entry);
+  return addRmsNormQuantizeOp(ex, t, x, residual, gamma, q, scale, y, sum, eps,
+                              group, fp8, keep);
+}
+int32_t hostSiluMulQuantize(const char *entry, Act t, fp8q_memref_2d *gate,
+                            fp8q_memref_2d *up, fp8q_memref_2d *q,
+                            fp8q_memref_2d *scale, int64_t group, int32_t fp8) {
+  HostExec ex(entry);
+  return siluMulQuantizeOp(ex, t, gate, up, q, scale, group, fp8);
+}
 int32_t hostMaterialize(const char *entry, fp8q_memref_2d *src,
                         fp8q_memref_2d *dst) {
   HostExec ex(entry);
@@ -212,6 +228,42 @@ extern "C" {
 FP8Q_QUANT_ENTRIES(bf16, Act::BF16)
 FP8Q_QUANT_ENTRIES(f16, Act::F16)
 FP8Q_QUANT_ENTRIES(f32, Act::F32)
+
+#define FP8Q_FUSED_ENTRIES(SUFFIX, ACT)                                        \
+  int32_t fp8q_add_rms_norm_quantize_##SUFFIX(                                 \
+      fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,      \
+      fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,             \
+      fp8q_memref_2d *sum, float eps, int64_t group, int32_t fp8,              \
+      int32_t keep) {                                                          \
+    return hostAddRmsNormQuantize("fp8q_add_rms_norm_quantize_" #SUFFIX, ACT,  \
+                                  x, residual, gamma, q, scale, y, sum, eps,   \
+                                  group, fp8, keep != 0);                      \
+  }                                                                            \
+  int32_t _mlir_ciface_fp8q_rt_add_rms_norm_quantize_##SUFFIX(                 \
+      fp8q_memref_2d *x, fp8q_memref_2d *residual, fp8q_memref_1d *gamma,      \
+      fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_2d *y,             \
+      fp8q_memref_2d *sum, float eps, int64_t group, int32_t fp8,              \
+      int32_t keep) {                                                          \
+    return orExit(hostAddRmsNormQuantize(                                      \
+        "fp8q_rt_add_rms_norm_quantize_" #SUFFIX, ACT, x, residual, gamma, q,  \
+        scale, y, sum, eps, group, fp8, keep != 0));                           \
+  }                                                                            \
+  int32_t fp8q_silu_mul_quantize_##SUFFIX(                                     \
+      fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, int64_t group, int32_t fp8) {                     \
+    return hostSiluMulQuantize("fp8q_silu_mul_quantize_" #SUFFIX, ACT, gate,   \
+                               up, q, scale, group, fp8);                      \
+  }                                                                            \
+  int32_t _mlir_ciface_fp8q_rt_silu_mul_quantize_##SUFFIX(                     \
+      fp8q_memref_2d *gate, fp8q_memref_2d *up, fp8q_memref_2d *q,             \
+      fp8q_memref_2d *scale, int64_t group, int32_t fp8) {                     \
+    return orExit(hostSiluMulQuantize("fp8q_rt_silu_mul_quantize_" #SUFFIX,    \
+                                      ACT, gate, up, q, scale, group, fp8));   \
+  }
+
+FP8Q_FUSED_ENTRIES(bf16, Act::BF16)
+FP8Q_FUSED_ENTRIES(f16, Act::F16)
+FP8Q_FUSED_ENTRIES(f32, Act::F32)
 
 int32_t fp8q_materialize(fp8q_memref_2d *src, fp8q_memref_2d *dst) {
   return hostMaterialize("fp8q_kernel_materialize", src, dst);

@@ -31,6 +31,18 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_rms_norm_quantize_f16;
   case KernelId::RmsF32:
     return (const void *)fp8q_kernel_rms_norm_quantize_f32;
+  case KernelId::AddRmsBf16:
+    return (const void *)fp8q_kernel_add_rms_norm_quantize_bf16;
+  case KernelId::AddRmsF16:
+    return (const void *)fp8q_kernel_add_rms_norm_quantize_f16;
+  case KernelId::AddRmsF32:
+    return (const void *)fp8q_kernel_add_rms_norm_quantize_f32;
+  case KernelId::SiluMulBf16:
+    return (const void *)fp8q_kernel_silu_mul_quantize_bf16;
+  case KernelId::SiluMulF16:
+    return (const void *)fp8q_kernel_silu_mul_quantize_f16;
+  case KernelId::SiluMulF32:
+    return (const void *)fp8q_kernel_silu_mul_quantize_f32;
   case KernelId::Materialize:
     return (const void *)fp8q_kernel_materialize;
   case KernelId::Preshuffle:
