@@ -36,7 +36,9 @@ def main():
     import torch.nn.functional as F
 
     text = open(args.model).read()
-    gemms = [(int(g[3]), int(g[2])) for g in GEMM.finditer(text)]  # (K, N)
+    # groups(): M, K, N, K, NB, G, N -> (K, N)
+    gemms = [(int(g[3]), int(g[2])) for g in
+             (m.groups() for m in GEMM.finditer(text))]
     if not gemms:
         sys.exit(f"{args.model}: no fp8q.gemm with fp8 operands found")
     dev = torch.device("cuda")

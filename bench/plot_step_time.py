@@ -24,9 +24,11 @@ import sys
 
 POLICIES = {  # name in the CSV -> (label, colour)
     "fused": ("fp8q, fusion", "tab:blue"),
+    "fused-noprod": ("fp8q, fusion, producers unfused", "tab:purple"),
     "nofusion": ("fp8q, no fusion", "tab:orange"),
     "hand": ("hand-placed fix", "tab:red"),
     "gemms": ("FP8 GEMMs alone", "tab:gray"),
+    "gemms-torchset": ("FP8 GEMMs of the PyTorch anchor", "tab:green"),
 }
 MODELS = {
     "glm5": "GLM-5, 78 layers, TP 8",
@@ -98,7 +100,7 @@ def main():
             label, colour = POLICIES.get(policy, (policy, None))
             copies = {v[3] for k, v in results.items()
                       if k[0] == model and k[1] == policy and v[3] != ""}
-            if len(copies) == 1 and policy != "gemms":
+            if len(copies) == 1 and not policy.startswith("gemms"):
                 label += f" ({copies.pop()} copies)"
             for graph in (True, False):
                 points = sorted((k[2], v) for k, v in results.items()

@@ -139,7 +139,8 @@ TEST(OperandChecksTest, OverlapAndSameAddressesUseTheSpan) {
 /// a buffer (never dereferenced).
 View2 view(int64_t offset, int64_t rows, int64_t cols, int64_t s0, int64_t s1,
            size_t elt = 2) {
-  alignas(16) static char storage[16];
+  // Large enough that every offset the tests use stays inside it.
+  alignas(16) static char storage[1 << 16];
   View2 v;
   v.base = storage + offset;
   v.rows = rows;
