@@ -163,8 +163,10 @@ llvm::Error compileArtifact(const CompileOptions &options) {
   module = nullptr;
   translateTimer.stop();
 
+  const unsigned optLevel = options.optLevel.value_or(
+      pipelineOptions->execution == Execution::Device ? 0 : 2);
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-      createTargetMachine(options.targetTriple, options.optLevel);
+      createTargetMachine(options.targetTriple, optLevel);
   if (!machine)
     return machine.takeError();
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
@@ -182,7 +184,7 @@ llvm::Error compileArtifact(const CompileOptions &options) {
 
   TimingScope optimizeTimer = root.nest("LLVM optimization");
   if (llvm::Error error =
-          optimizeModule(*llvmModule, **machine, options.optLevel))
+          optimizeModule(*llvmModule, **machine, optLevel))
     return error;
   optimizeTimer.stop();
 

@@ -42,7 +42,10 @@ static cl::opt<std::string>
                           "this machine's)"),
                  cl::init(""), cl::cat(category));
 static cl::opt<unsigned>
-    optLevel("O", cl::desc("LLVM optimization level 0-3 (default: 2)"),
+    optLevel("O",
+             cl::desc("LLVM optimization level 0-3 of the host code "
+                      "(default: 2; 0 with execution=device, whose host "
+                      "code is straight-line calls)"),
              cl::Prefix, cl::init(2), cl::cat(category));
 static cl::opt<std::string> runtime(
     "runtime",
@@ -100,7 +103,8 @@ int main(int argc, char **argv) {
   options.outputPath = outputFile;
   options.pipelineOptions = pipelineOptions;
   options.targetTriple = targetTriple;
-  options.optLevel = optLevel;
+  if (optLevel.getNumOccurrences())
+    options.optLevel = optLevel;
   options.runtime = runtime;
   options.runtimeDir =
       runtimeDir.empty() ? defaultRuntimeDir(argv[0]) : runtimeDir.getValue();

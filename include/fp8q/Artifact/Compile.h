@@ -14,7 +14,6 @@
 #include "llvm/Support/Error.h"
 
 #include <optional>
-
 #include <string>
 
 namespace fp8q::artifact {
@@ -32,8 +31,13 @@ struct CompileOptions {
   EmitKind emit = EmitKind::SharedLibrary;
   /// "" = the host's triple.
   std::string targetTriple;
-  /// LLVM optimization level (0-3) of the new pass manager and codegen.
-  unsigned optLevel = 2;
+  /// LLVM optimization level (0-3) of the new pass manager and codegen of
+  /// the host code. Unset: 2 for host execution; 0 for device execution,
+  /// whose host code is straight-line glue around runtime calls and kernel
+  /// launches (no loop touches tensor data; the kernels are compiled by
+  /// their GPU target at its own level), where optimization costs most of
+  /// the compile time and saves nothing measurable (bench/RESULTS.md).
+  std::optional<unsigned> optLevel;
   /// Functions above this many LLVM instructions are compiled without
   /// optimization (compileHugeFunctionsFast); 0 = never.
   unsigned hugeFunctionThreshold = 8000;
