@@ -46,11 +46,17 @@ compile glm5-2.host "$out/src/glm5-2.mlir" cpu "$host"
 form=${FP8Q_STEP_FORM:-unrolled}
 for model in glm5:glm5 deepseek:deepseek-v3.2; do
   name=${model%%:*} dir=${model#*:}
-  src=$out/src/$name.mlir
-  loop=()
-  [ "$form" = loop ] && loop=(--layers-as-loop)
+  # The unrolled step: compiled (the default form), and what the copy
+  # counts and the GEMM modules below read.
+  unrolled=$out/src/$name-unrolled.mlir
   "$gen" "$root/examples/$dir/config.json" --target=sm90 --tp=8 \
-    "${loop[@]}" --tokens='?' -o "$src"
+    --tokens='?' -o "$unrolled"
+  src=$unrolled
+  if [ "$form" = loop ]; then
+    src=$out/src/$name.mlir
+    "$gen" "$root/examples/$dir/config.json" --target=sm90 --tp=8 \
+      --layers-as-loop --tokens='?' -o "$src"
+  fi
   compile "$name-fused" "$src" cuda "$device"
   # The same without the fused elementwise producers (residual add into
   # rms_norm_quantize, SiLU x mul into quantize): what they save.
@@ -66,9 +72,6 @@ for model in glm5:glm5 deepseek:deepseek-v3.2; do
   # Copies per step of each policy, as bench/copies_per_step.py counts them,
   # on the unrolled step (the loop's body runs once per layer, so the
   # per-step counts are the unrolled ones); remarks go to copies.log.
-  unrolled=$out/src/$name-unrolled.mlir
-  "$gen" "$root/examples/$dir/config.json" --target=sm90 --tp=8 \
-    --tokens='?' -o "$unrolled"
   copies() { # POLICY fp8q-opt-LAYOUT-PASS
     local n
     n=$("$opt" "$unrolled" --fp8q-select-kernels=sm90-kernel=cublas "$2" \

@@ -246,6 +246,13 @@ int32_t pickFp8(FuzzedDataProvider &fdp) {
   return v < 5 ? FP8Q_F8E4M3FN : v < 9 ? FP8Q_F8E4M3FNUZ : 7;
 }
 
+/// An RMSNorm epsilon: usually valid, one time in eight negative (refused).
+float pickEpsilon(FuzzedDataProvider &fdp) {
+  return fdp.ConsumeIntegralInRange<int>(0, 7) == 7
+             ? -1.0f
+             : fdp.ConsumeFloatingPointInRange<float>(0.0f, 1e-3f);
+}
+
 [[noreturn]] void finding(const char *what, int32_t status) {
   fprintf(stderr, "fp8q-runtime-fuzz: %s (status %d: %s; last error '%s')\n",
           what, status, fp8q_status_name(status), fp8q_last_error());
@@ -291,9 +298,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rms)
       used.push_back(&g);
     int32_t fp8 = pickFp8(fdp);
-    float eps = fdp.ConsumeIntegralInRange<int>(0, 7) == 7
-                    ? -1.0f
-                    : fdp.ConsumeFloatingPointInRange<float>(0.0f, 1e-3f);
+    float eps = pickEpsilon(fdp);
     arena.snapshot();
     fp8q_memref_2d *y = keep ? &d.d : &a.d;
     switch (entry) {
@@ -351,9 +356,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (keep)
       used.push_back(&d);
     int32_t fp8 = pickFp8(fdp);
-    float eps = fdp.ConsumeIntegralInRange<int>(0, 7) == 7
-                    ? -1.0f
-                    : fdp.ConsumeFloatingPointInRange<float>(0.0f, 1e-3f);
+    float eps = pickEpsilon(fdp);
     arena.snapshot();
     fp8q_memref_2d *y = keep ? &d.d : &a.d;
     auto fn = entry == 10   ? fp8q_add_rms_norm_quantize_bf16
