@@ -8,7 +8,9 @@
 
 #include "GemmBlockScale.hip"
 #include "Materialize.hip"
+#include "MaterializeV2.hip"
 #include "Preshuffle.hip"
 #include "Quantize.hip"
+#include "QuantizeV2.hip"
 #include "RmsNormQuantize.hip"
 #include "SiluMulQuantize.hip"

@@ -43,6 +43,10 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_gemm_plain",
     "fp8q_kernel_gemm_portable_preshuffle",
     "fp8q_kernel_gemm_portable_plain",
+    "fp8q_kernel_quantize_v2_bf16",
+    "fp8q_kernel_quantize_v2_f16",
+    "fp8q_kernel_quantize_v2_f32",
+    "fp8q_kernel_materialize_v2",
 };
 
 namespace {

@@ -37,6 +37,10 @@ enum class KernelId : int {
   GemmPlain,
   GemmPortablePreshuffle,
   GemmPortablePlain,
+  QuantizeV2Bf16,
+  QuantizeV2F16,
+  QuantizeV2F32,
+  MaterializeV2,
   Count
 };
 

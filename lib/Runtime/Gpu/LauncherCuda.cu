@@ -53,6 +53,14 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_gemm_portable_preshuffle;
   case KernelId::GemmPortablePlain:
     return (const void *)fp8q_kernel_gemm_portable_plain;
+  case KernelId::QuantizeV2Bf16:
+    return (const void *)fp8q_kernel_quantize_v2_bf16;
+  case KernelId::QuantizeV2F16:
+    return (const void *)fp8q_kernel_quantize_v2_f16;
+  case KernelId::QuantizeV2F32:
+    return (const void *)fp8q_kernel_quantize_v2_f32;
+  case KernelId::MaterializeV2:
+    return (const void *)fp8q_kernel_materialize_v2;
   default:
     return nullptr;
   }

@@ -1,0 +1,112 @@
+//===- ScaleLayoutV2.h - Walking the v2 scale layouts by word ---*- C++ -*-===//
+//
+// The v2 kernels write a padded scale layout (col_major pack = 4,
+// swizzle_32_4_4, cdna4_mx) in 32-bit words of its allocation, so a warp
+// stores consecutive words. This header gives the inverse of the shared
+// index map (fp8q_scale_layouts.h, the one definition of where (m, g)
+// lives) for whole words: which four (m, g) of the padded domain word W
+// holds, byte k of the word being (m_k, g_k). Every map here is checked
+// against fp8q_scale_offset by unittests/Kernels/ScaleLayoutV2Test.cpp
+// (4 * W + k == fp8q_scale_offset(m_k, g_k) for every word of the
+// allocation), so it adds no second definition of a layout.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_KERNELS_SCALELAYOUTV2_H
+#define FP8Q_KERNELS_SCALELAYOUTV2_H
+
+#include "fp8q_kernels/Portability.h"
+
+#include "fp8q/Runtime/fp8q_scale_layouts.h"
+
+namespace fp8q::kern {
+
+/// The padded domain [padM, padG] of a padded layout: every (m, g) in it
+/// has an offset below the allocation and every byte of the allocation is
+/// one such (m, g) (those with m >= M or g >= G are padding). pack4:
+/// (roundup(M, align), roundup(G, 4)); swizzle_32_4_4: (roundup(M, 128),
+/// roundup(G, 4)); cdna4_mx: (roundup(M, 256), roundup(G, 8)). A strided
+/// layout's domain is [M, G] (its padding is not its own).
+FP8Q_HOSTDEV inline void scalePaddedDomain(int layout, int64_t align, int64_t M,
+                                           int64_t G, int64_t &padM,
+                                           int64_t &padG) {
+  switch (layout) {
+  case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+    padM = fp8q_roundup(M, align);
+    padG = fp8q_roundup(G, 4);
+    return;
+  case FP8Q_LAYOUT_SWIZZLE_32_4_4:
+    padM = fp8q_roundup(M, 128);
+    padG = fp8q_roundup(G, 4);
+    return;
+  case FP8Q_LAYOUT_CDNA4_MX:
+    padM = fp8q_roundup(M, 256);
+    padG = fp8q_roundup(G, 8);
+    return;
+  default:
+    padM = M;
+    padG = G;
+  }
+}
+
+/// The four (m, g) of 32-bit word `w` of a padded layout's allocation:
+/// byte k is (m + dm[k], g + dg[k]). pack4 and swizzle_32_4_4 put four
+/// consecutive g of one row in a word (dm = 0, dg = k); cdna4_mx puts
+/// (m, g), (m + 16, g), (m, g + 4), (m + 16, g + 4) there (byte k = 2e + b
+/// of m = 32a + 16b + c, g = 8d + 4e + f). `padM` is the padded domain's
+/// row count (pack4's leading dimension). Words past alloc / 4 are not
+/// words of the layout.
+struct ScaleWord {
+  int64_t m, g;
+  int dm[4], dg[4];
+};
+
+FP8Q_HOSTDEV inline ScaleWord scaleWordOf(int layout, int64_t padM,
+                                          int64_t padG, int64_t w) {
+  ScaleWord r;
+  for (int k = 0; k < 4; ++k) {
+    r.dm[k] = 0;
+    r.dg[k] = k;
+  }
+  switch (layout) {
+  case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+    // word = (g / 4) * padM + m
+    r.m = w % padM;
+    r.g = (w / padM) * 4;
+    break;
+  case FP8Q_LAYOUT_SWIZZLE_32_4_4: {
+    // word = tile * 128 + (m % 32) * 4 + (m % 128) / 32,
+    // tile = (m / 128) * (padG / 4) + g / 4
+    const int64_t tiles = padG / 4, tile = w / 128, i = w % 128;
+    r.m = (tile / tiles) * 128 + (i % 4) * 32 + i / 4;
+    r.g = (tile % tiles) * 4;
+    break;
+  }
+  default: {
+    // cdna4_mx: word = ((a * (padG / 8) + d) * 4 + f) * 16 + c
+    const int64_t c = w % 16, f = (w / 16) % 4, t = w / 64;
+    const int64_t d = t % (padG / 8), a = t / (padG / 8);
+    r.m = 32 * a + c;
+    r.g = 8 * d + f;
+    for (int k = 0; k < 4; ++k) {
+      r.dm[k] = 16 * (k % 2);
+      r.dg[k] = 4 * (k / 2);
+    }
+  }
+  }
+  return r;
+}
+
+/// Offset of (m, g) in a scale of either kind: a padded layout through the
+/// shared index map, a strided one through its descriptor strides.
+FP8Q_HOSTDEV inline int64_t scaleOffsetV2(bool padded, int layout,
+                                          int64_t align, int64_t M, int64_t G,
+                                          int64_t s0, int64_t s1, int64_t m,
+                                          int64_t g) {
+  return padded ? fp8q_scale_offset(layout, align, M, G, m, g)
+                : m * s0 + g * s1;
+}
+
+} // namespace fp8q::kern
+
+#endif // FP8Q_KERNELS_SCALELAYOUTV2_H

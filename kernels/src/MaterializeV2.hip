@@ -1,0 +1,107 @@
+//===- MaterializeV2.hip - A v2 scale from any layout into any layout ----===//
+//
+// dst[m, g] = src[m, g] for a logical [M, G] scale (f32 or 1-byte elements,
+// copied as bytes), src and dst each in any v2 layout. The destination
+// decides the walk, so its stores are consecutive: a padded dst (pack4,
+// swizzle_32_4_4, cdna4_mx) by 32-bit words of its allocation
+// (scaleWordOf, four words = one 16-byte store per thread), padding
+// written 0 in the same store; a strided dst (row_major, col_major) by
+// runs of four elements along its unit-stride dimension. Sources are
+// gathered through the shared index map (fp8q_scale_offset) or their
+// strides; the scales are a few MiB at most, so the gathers hit L2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q_kernels/QuantizeV2Common.h"
+#include "fp8q_kernels/ScaleLayoutV2.h"
+
+using namespace fp8q::kern;
+
+namespace {
+
+/// The src element (m, g) as a 32-bit value (f32 bits or the byte).
+__device__ FP8Q_V2_INLINE uint32_t loadScaleV2(const MaterializeV2Args &p,
+                                               int64_t m, int64_t g) {
+  const int64_t off = scaleOffsetV2(p.srcPadded, p.srcLayout, p.srcAlign, p.M,
+                                    p.G, p.ss0, p.ss1, m, g);
+  if (p.elt == 4)
+    return static_cast<const uint32_t *>(p.src)[off];
+  return static_cast<const uint8_t *>(p.src)[off];
+}
+
+/// Word `w` of a padded dst: its four bytes, 0 where padding.
+__device__ FP8Q_V2_INLINE uint32_t dstWordV2(const MaterializeV2Args &p,
+                                             int64_t w) {
+  const ScaleWord sw = scaleWordOf(p.dstLayout, p.dstPadM, p.dstPadG, w);
+  uint32_t r = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int64_t m = sw.m + sw.dm[k], g = sw.g + sw.dg[k];
+    if (m < p.M && g < p.G)
+      r |= loadScaleV2(p, m, g) << (8 * k);
+  }
+  return r;
+}
+
+__device__ FP8Q_V2_INLINE void materializePaddedV2(const MaterializeV2Args &p,
+                                                   int64_t u) {
+  const int64_t words = p.dstPadM * p.dstPadG / 4;
+  const int64_t w0 = u * kV2WordsPerThread;
+  uint32_t r[kV2WordsPerThread];
+#pragma unroll
+  for (int i = 0; i < kV2WordsPerThread; ++i)
+    r[i] = w0 + i < words ? dstWordV2(p, w0 + i) : 0;
+  uint32_t *dst = static_cast<uint32_t *>(p.dst) + w0;
+  if (p.dstVec == 16 && w0 + kV2WordsPerThread <= words) {
+    *reinterpret_cast<Bytes16 *>(dst) = Bytes16{{r[0], r[1], r[2], r[3]}};
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < kV2WordsPerThread; ++i) {
+    if (w0 + i >= words)
+      break;
+    if (p.dstVec >= 4) {
+      dst[i] = r[i];
+    } else {
+      uint8_t *b = reinterpret_cast<uint8_t *>(dst + i);
+      for (int k = 0; k < 4; ++k)
+        b[k] = (uint8_t)(r[i] >> (8 * k));
+    }
+  }
+}
+
+__device__ FP8Q_V2_INLINE void materializeStridedV2(const MaterializeV2Args &p,
+                                                    int64_t u) {
+  // Runs of 4 along g (row_major) or along m (col_major).
+  const bool alongG = p.dstLayout == FP8Q_LAYOUT_ROW_MAJOR;
+  const int64_t runs = ((alongG ? p.G : p.M) + 3) / 4;
+  const int64_t outer = u / runs, inner0 = (u % runs) * 4;
+  const int64_t n = alongG ? p.G : p.M;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int64_t i = inner0 + k;
+    if (i >= n)
+      break;
+    const int64_t m = alongG ? outer : i, g = alongG ? i : outer;
+    const uint32_t v = loadScaleV2(p, m, g);
+    const int64_t off = m * p.ds0 + g * p.ds1;
+    if (p.elt == 4)
+      static_cast<uint32_t *>(p.dst)[off] = v;
+    else
+      static_cast<uint8_t *>(p.dst)[off] = (uint8_t)v;
+  }
+}
+
+} // namespace
+
+extern "C" __global__
+FP8Q_LAUNCH_BOUNDS(kV2Block,
+                   4) void fp8q_kernel_materialize_v2(MaterializeV2Args p) {
+  const int64_t u = blockIdX() * (int64_t)kV2Block + threadId();
+  if (u >= p.units)
+    return;
+  if (p.dstPadded)
+    materializePaddedV2(p, u);
+  else
+    materializeStridedV2(p, u);
+}

@@ -1,0 +1,234 @@
+//===- QuantizeV2.hip - Quantize into every SPEC v2 format and layout ----===//
+//
+// x [M, K] (bf16, f16, f32) -> q (f8E4M3FN, f8E4M3FNUZ, f8E5M2 bytes or
+// f4E2M1FN, two per byte, element 2i in the low nibble) and a scale (f32,
+// e8m0 or e4m3, every rounding rule) written straight into its layout: a
+// strided one (row_major, col_major align a) through its strides, a padded
+// one (pack4, swizzle_32_4_4, cdna4_mx) through the shared index map, its
+// padding zeroed by the same launch (the blocks after the quantizing ones).
+// The numerics are fp8q_mx_numerics.h's, so every byte equals the CPU
+// runtime's (bench/gpu_v2_check.cu checks it on the H200).
+//
+// A team of `lanes` lanes (a power of two, 16 for a 1x128 group) quantizes
+// a group, 8 elements (one 16-byte load of a 16-bit type) per lane and
+// chunk; a team takes two consecutive groups when a group is one chunk per
+// lane, so that a lane keeps 16 values in flight. Column-major and pack4
+// scales walk groups m-fastest in chunks of 8 rows (groupOfIndexChunked):
+// consecutive teams write consecutive scales.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q_kernels/QuantizeCommon.h"
+#include "fp8q_kernels/QuantizeV2Common.h"
+#include "fp8q_kernels/ScaleLayoutV2.h"
+
+using namespace fp8q::kern;
+
+namespace {
+
+/// (m, g) of group `gid` in the launch's walk order.
+__device__ FP8Q_V2_INLINE GroupCoordT<int64_t>
+quantV2Coord(const QuantV2Args &p, int64_t gid) {
+  const int lgR = p.mFastest ? kQuantColChunkLog2 : 0;
+  if (p.M * p.G <= INT32_MAX) {
+    GroupCoordT<uint32_t> c = groupOfIndexChunked<uint32_t>(
+        (uint32_t)gid, (uint32_t)p.M, (uint32_t)p.G, lgR);
+    return GroupCoordT<int64_t>{(int64_t)c.m, (int64_t)c.g};
+  }
+  return groupOfIndexChunked<int64_t>(gid, p.M, p.G, lgR);
+}
+
+/// Stores the 8 codes of one chunk: 8 bytes (fp8) or 4 (fp4).
+template <int QT>
+__device__ FP8Q_V2_INLINE void
+storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
+             float divisor, float rcp, bool pow2) {
+  if constexpr (QT == FP8Q_Q_F4E2M1FN) {
+    uint32_t w = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      w |= (uint32_t)quantizeV2Value<QT>(v[i], divisor, rcp, pow2) << (4 * i);
+    *reinterpret_cast<uint32_t *>(p.q + m * p.ldq + e0 / 2) = w;
+  } else {
+    Bytes8 b = {{0, 0}};
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      b.w[i / 4] |= (uint32_t)quantizeV2Value<QT>(v[i], divisor, rcp, pow2)
+                    << (8 * (i % 4));
+    storeOnce8(p.q + m * p.ldq + e0, b);
+  }
+}
+
+/// Stores a group's scale value in the scale's type and layout.
+__device__ FP8Q_V2_INLINE void storeScaleV2(const QuantV2Args &p, int64_t m,
+                                            int64_t g, float sc) {
+  const int64_t off =
+      scaleOffsetV2(p.padded, p.layout, p.align, p.M, p.G, p.s0, p.s1, m, g);
+  if (p.scaleType == FP8Q_SCALE_F32)
+    static_cast<float *>(p.scale)[off] = sc;
+  else
+    static_cast<uint8_t *>(p.scale)[off] =
+        fp8q_scale_encode_byte(sc, p.scaleType);
+}
+
+/// max over the team's lanes (aligned lanes of one wave; every lane of the
+/// wave takes part).
+__device__ FP8Q_V2_INLINE float teamMax(float v, int lanes) {
+  for (int s = lanes / 2; s >= 1; s /= 2)
+    v = maxf(v, shflXor(v, s));
+  return v;
+}
+
+/// The quantizing blocks: a team's one or two groups.
+template <class T, int QT>
+__device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
+  const int tid = threadId();
+  const int lanes = p.lanes, ng = p.groupsPerTeam;
+  const int sub = tid & (lanes - 1);
+  const int64_t total = p.M * p.G, chunks = p.group / kV2Vec;
+  const int64_t gid0 =
+      (blockIdX() * (kV2Block / lanes) + tid / lanes) * (int64_t)ng;
+  GroupCoordT<int64_t> gc[2];
+  bool active[2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    active[j] = j < ng && gid0 + j < total;
+    gc[j] = quantV2Coord(p, active[j] ? gid0 + j : 0);
+  }
+  const T *x[2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+    x[j] = static_cast<const T *>(p.x) + gc[j].m * p.ldx + gc[j].g * p.group;
+  // Slot s holds chunk `sub` of group s (two groups) or chunk sub + s *
+  // lanes of the one group. Every index below is a constant after
+  // unrolling (a run-time index would put the arrays in scratch).
+  const bool two = ng == 2;
+  float v[2][8];
+  float amax0 = 0.0f, amax1 = 0.0f;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    const bool own = two ? active[s] : active[0];
+    const T *xs = two ? x[s] : x[0];
+    const int64_t c = two ? sub : sub + s * lanes;
+    if (own && c < chunks) {
+      load8(xs + c * kV2Vec, v[s]);
+      float a = 0.0f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        a = maxNum(a, absf(v[s][i]));
+      if (two && s == 1)
+        amax1 = maxf(amax1, a);
+      else
+        amax0 = maxf(amax0, a);
+    }
+  }
+  for (int64_t c = sub + 2 * lanes; !two && active[0] && c < chunks;
+       c += lanes) {
+    float w[8];
+    load8(x[0] + c * kV2Vec, w);
+    for (int i = 0; i < 8; ++i)
+      amax0 = maxNum(amax0, absf(w[i]));
+  }
+  amax0 = teamMax(amax0, lanes);
+  if (two)
+    amax1 = teamMax(amax1, lanes);
+  const float global = p.scaleType == FP8Q_SCALE_F8E4M3FN ? *p.global : 1.0f;
+  const bool pow2 = quantV2Pow2(p.rounding);
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    if (!active[j])
+      continue;
+    const float sc =
+        fp8q_group_scale(j ? amax1 : amax0, p.qType, p.rounding, global);
+    const float divisor = p.scaleType == FP8Q_SCALE_F8E4M3FN ? sc * global : sc;
+    const float rcp = pow2 ? 1.0f / divisor : 0.0f;
+    const int64_t e0 = gc[j].g * p.group;
+    if (two) {
+      if (sub < chunks)
+        storeCodesV2<QT>(p, gc[j].m, e0 + sub * kV2Vec, v[j], divisor, rcp,
+                         pow2);
+    } else {
+#pragma unroll
+      for (int s = 0; s < 2; ++s) {
+        const int64_t c = sub + s * lanes;
+        if (c < chunks)
+          storeCodesV2<QT>(p, gc[0].m, e0 + c * kV2Vec, v[s], divisor, rcp,
+                           pow2);
+      }
+      for (int64_t c = sub + 2 * lanes; c < chunks; c += lanes) {
+        float w[8];
+        load8(x[0] + c * kV2Vec, w);
+        storeCodesV2<QT>(p, gc[0].m, e0 + c * kV2Vec, w, divisor, rcp, pow2);
+      }
+    }
+    if (sub == 0)
+      storeScaleV2(p, gc[j].m, gc[j].g, sc);
+  }
+}
+
+/// The padding blocks: zero kV2PadPerThread padding elements each (1-byte
+/// scales; only padded layouts have padding of their own). Padding index
+/// i < M * (padG - G) is (i / (padG - G), G + i % (padG - G)); the rest are
+/// the rows M .. padM - 1, all padG columns.
+__device__ FP8Q_V2_INLINE void zeroPaddingV2(const QuantV2Args &p) {
+  const int64_t right = p.M * (p.padG - p.G);
+  const int64_t count = right + (p.padM - p.M) * p.padG;
+  const int64_t base =
+      (blockIdX() - p.quantBlocks) * (int64_t)kV2Block * kV2PadPerThread +
+      threadId();
+#pragma unroll 4
+  for (int k = 0; k < kV2PadPerThread; ++k) {
+    const int64_t i = base + (int64_t)k * kV2Block;
+    if (i >= count)
+      break;
+    int64_t m, g;
+    if (i < right) {
+      m = i / (p.padG - p.G);
+      g = p.G + i % (p.padG - p.G);
+    } else {
+      m = p.M + (i - right) / p.padG;
+      g = (i - right) % p.padG;
+    }
+    static_cast<uint8_t *>(
+        p.scale)[fp8q_scale_offset(p.layout, p.align, p.M, p.G, m, g)] = 0;
+  }
+}
+
+template <class T>
+__device__ FP8Q_V2_INLINE void quantizeV2Body(const QuantV2Args &p) {
+  if (blockIdX() >= p.quantBlocks) {
+    zeroPaddingV2(p);
+    return;
+  }
+  switch (p.qType) {
+  case FP8Q_Q_F8E4M3FNUZ:
+    quantizeV2Groups<T, FP8Q_Q_F8E4M3FNUZ>(p);
+    return;
+  case FP8Q_Q_F8E5M2:
+    quantizeV2Groups<T, FP8Q_Q_F8E5M2>(p);
+    return;
+  case FP8Q_Q_F4E2M1FN:
+    quantizeV2Groups<T, FP8Q_Q_F4E2M1FN>(p);
+    return;
+  default:
+    quantizeV2Groups<T, FP8Q_Q_F8E4M3FN>(p);
+  }
+}
+
+} // namespace
+
+extern "C" __global__
+FP8Q_LAUNCH_BOUNDS(kV2Block,
+                   4) void fp8q_kernel_quantize_v2_bf16(QuantV2Args p) {
+  quantizeV2Body<Bf16>(p);
+}
+extern "C" __global__
+FP8Q_LAUNCH_BOUNDS(kV2Block,
+                   4) void fp8q_kernel_quantize_v2_f16(QuantV2Args p) {
+  quantizeV2Body<F16>(p);
+}
+extern "C" __global__
+FP8Q_LAUNCH_BOUNDS(kV2Block,
+                   4) void fp8q_kernel_quantize_v2_f32(QuantV2Args p) {
+  quantizeV2Body<float>(p);
+}
