@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -67,17 +68,26 @@ const LayoutCase kLayouts[] = {
     {"Cdna4Mx", FP8Q_LAYOUT_CDNA4_MX, 1},
 };
 
-/// A dense rank-1 buffer of `n` elements of `elt` bytes, pre-filled with
-/// 0xAB so that unwritten padding shows.
-struct Flat {
+/// A v2 scale operand of a logical [M, G] scale in `layout`: the layout's
+/// whole allocation (pre-filled with 0xAB so that unwritten bytes show,
+/// plus 4 guard bytes) behind a descriptor of sizes [M, G] and, padded,
+/// strides (0, 0) or, strided, the layout's strides.
+struct ScaleBuf {
   std::vector<uint8_t> bytes;
-  fp8q_memref_1d desc{};
-  Flat(int64_t n, size_t elt) : bytes(n * elt + 4, 0xAB) {
+  fp8q_memref_2d desc{};
+  int64_t alloc = 0;
+  ScaleBuf(int layout, int64_t align, int64_t M, int64_t G, size_t elt)
+      : alloc(fp8q_scale_layout_alloc(layout, align, M, G)) {
+    bytes.assign(alloc * elt + 4, 0xAB);
     desc.allocated = desc.aligned = bytes.data();
-    desc.sizes[0] = n;
-    desc.strides[0] = 1;
+    desc.sizes[0] = M;
+    desc.sizes[1] = G;
+    int64_t s0 = 0, s1 = 0;
+    fp8q_scale_layout_strides(layout, align, M, G, &s0, &s1);
+    desc.strides[0] = s0;
+    desc.strides[1] = s1;
   }
-  fp8q_memref_1d *d() { return &desc; }
+  fp8q_memref_2d *d() { return &desc; }
 };
 
 /// mbits and the smallest normal exponent of a q_type.
@@ -140,14 +150,17 @@ TEST_P(QuantizeV2, CodesScalesPaddingAndRoundTrip) {
     for (int64_t i = 0; i < f.group; ++i) // an all-zero group
       x.at(0, i) = 0.0f;
     auto q = Buf2<uint8_t>::rowMajor(M, fp4 ? K / 2 : K);
-    const int64_t alloc = fp8q_scale_layout_alloc(l.layout, l.align, M, G);
-    Flat s(alloc, elt);
+    ScaleBuf s(l.layout, l.align, M, G, elt);
+    const int64_t alloc = s.alloc;
     ASSERT_EQ(fp8q_quantize_v2_f32(x.d(), q.d(), s.d(), &gdesc, f.group,
                                    f.qType, f.scaleType, f.rounding, l.layout,
                                    l.align),
               FP8Q_OK)
         << fp8q_last_error();
-    std::vector<uint8_t> image(alloc * elt, 0);
+    // A padded layout's padding is written 0; a strided layout's (col_major
+    // align > 1: rows M .. ld) is not the scale's and stays untouched.
+    const bool padded = fp8q_scale_layout_bytes_only(l.layout);
+    std::vector<uint8_t> image(alloc * elt, padded ? 0 : 0xAB);
     for (int64_t m = 0; m < M; ++m)
       for (int64_t g = 0; g < G; ++g) {
         float amax = 0;
@@ -167,7 +180,7 @@ TEST_P(QuantizeV2, CodesScalesPaddingAndRoundTrip) {
           ASSERT_EQ(got, want) << "m=" << m << " k=" << k;
         }
       }
-    // Every scale and every padding byte (0), nothing past the allocation.
+    // Every scale and every padding byte, nothing past the allocation.
     ASSERT_EQ(0, std::memcmp(s.bytes.data(), image.data(), image.size()));
     EXPECT_EQ(s.bytes[alloc * elt], 0xAB);
     // Round trip.
@@ -208,7 +221,7 @@ TEST(QuantizeV2Edge, NanSkippedInfSaturatesAndHalfInputsMatch) {
   x.at(0, 3) = NAN;       // group 0: amax ignores it
   x.at(0, 40) = INFINITY; // group 1: amax inf -> scale 2^127
   auto q = Buf2<uint8_t>::rowMajor(1, K / 2);
-  Flat s(2, 1);
+  ScaleBuf s(FP8Q_LAYOUT_ROW_MAJOR, 1, 1, 2, 1);
   ASSERT_EQ(fp8q_quantize_v2_f32(x.d(), q.d(), s.d(), nullptr, 32,
                                  FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E8M0FNU,
                                  FP8Q_ROUND_POW2_CEIL, FP8Q_LAYOUT_ROW_MAJOR,
@@ -238,7 +251,8 @@ TEST(QuantizeV2Edge, NanSkippedInfSaturatesAndHalfInputsMatch) {
         xf.at(m, k) =
             bf ? fp8q_bf16_to_f32(xs->at(m, k)) : fp8q_f16_to_f32(xs->at(m, k));
     auto q1 = Buf2<uint8_t>::rowMajor(2, K), q2 = Buf2<uint8_t>::rowMajor(2, K);
-    Flat s1(256 * 8, 1), s2(256 * 8, 1);
+    ScaleBuf s1(FP8Q_LAYOUT_CDNA4_MX, 1, 2, 2, 1),
+        s2(FP8Q_LAYOUT_CDNA4_MX, 1, 2, 2, 1);
     auto fn = bf ? fp8q_quantize_v2_bf16 : fp8q_quantize_v2_f16;
     ASSERT_EQ(fn(xs->d(), q1.d(), s1.d(), nullptr, 32, FP8Q_Q_F8E5M2,
                  FP8Q_SCALE_F8E8M0FNU, FP8Q_ROUND_POW2_FLOOR,
@@ -264,7 +278,7 @@ TEST(QuantizeV2Edge, StridedQAndLegacyEquivalence) {
   auto q1 = Buf2<uint8_t>(M, K, 1, M + 3); // column-major q through strides
   auto q2 = Buf2<uint8_t>::rowMajor(M, K);
   auto s1 = Buf2<float>::colMajor(M, G, 4);
-  Flat s2(8 * G, 4);
+  ScaleBuf s2(FP8Q_LAYOUT_COL_MAJOR, 4, M, G, 4);
   ASSERT_EQ(fp8q_quantize_f32(x.d(), q2.d(), s1.d(), 128, FP8Q_F8E4M3FN),
             FP8Q_OK);
   ASSERT_EQ(fp8q_quantize_v2_f32(x.d(), q1.d(), s2.d(), nullptr, 128,
@@ -280,9 +294,9 @@ TEST(QuantizeV2Edge, StridedQAndLegacyEquivalence) {
       std::memcpy(&v, &s2.bytes[(g * 8 + m) * 4], 4);
       EXPECT_EQ(v, s1.at(m, g));
     }
-  float pad;
-  std::memcpy(&pad, &s2.bytes[7 * 4], 4);
-  EXPECT_EQ(pad, 0.0f); // padding rows M..7 written 0
+  // Rows M..7 of each column are not the scale's: untouched.
+  for (int64_t b = 0; b < 4; ++b)
+    EXPECT_EQ(s2.bytes[(7 * 4) + b], 0xAB);
 }
 
 /// Calls quantize_v2 on a small valid MXFP4 / swizzle setup with one thing
@@ -292,7 +306,8 @@ struct BadCall {
   int64_t M = 4, K = 64, group = 32;
   int qType = FP8Q_Q_F4E2M1FN, scaleType = FP8Q_SCALE_F8E8M0FNU;
   int rounding = FP8Q_ROUND_POW2_CEIL, layout = FP8Q_LAYOUT_SWIZZLE_32_4_4;
-  int64_t align = 1, scaleElems = 128 * 4, qCols = 32;
+  int64_t align = 1, scaleRows = 4, scaleCols = 2, qCols = 32;
+  bool stridedScale = false; // a row-major descriptor, not strides (0, 0)
   float global = 1.0f;
   bool nullGlobal = false;
 };
@@ -300,7 +315,14 @@ struct BadCall {
 void expectRejected(const BadCall &c, int32_t status, const char *msg) {
   auto x = Buf2<float>::rowMajor(c.M, c.K, 1.0f);
   auto q = Buf2<uint8_t>::rowMajor(c.M, c.qCols, 0xCD);
-  Flat s(c.scaleElems, c.scaleType == FP8Q_SCALE_F32 ? 4 : 1);
+  ScaleBuf s(FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, std::max<int64_t>(c.scaleRows, 1),
+             std::max<int64_t>(c.scaleCols, 1), 4);
+  s.desc.sizes[0] = c.scaleRows;
+  s.desc.sizes[1] = c.scaleCols;
+  if (c.stridedScale) {
+    s.desc.strides[0] = c.scaleCols;
+    s.desc.strides[1] = 1;
+  }
   float g = c.global;
   fp8q_memref_0d gd{&g, &g, 0};
   auto sBefore = s.bytes;
@@ -320,7 +342,7 @@ TEST(QuantizeV2Checks, EveryBadArgumentIsRejectedAndNothingWritten) {
   {
     auto x = Buf2<float>::rowMajor(4, 64, 1.0f);
     auto q = Buf2<uint8_t>::rowMajor(4, 32);
-    Flat s(512, 1);
+    ScaleBuf s(FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, 4, 2, 1);
     ASSERT_EQ(
         fp8q_quantize_v2_f32(x.d(), q.d(), s.d(), nullptr, 32, 3, 1, 1, 3, 1),
         FP8Q_OK)
@@ -336,11 +358,14 @@ TEST(QuantizeV2Checks, EveryBadArgumentIsRejectedAndNothingWritten) {
   c = ok, c.layout = 5;
   expectRejected(c, FP8Q_ERR_ARG, "scale_layout 5 is not");
   c = ok, c.align = 4;
-  expectRejected(c, FP8Q_ERR_ARG, "layout swizzle_32_4_4 has no align");
+  expectRejected(c, FP8Q_ERR_ARG,
+                 "scale_layout swizzle_32_4_4 has no align: its align must "
+                 "be 1, got 4");
   c = ok, c.layout = FP8Q_LAYOUT_COL_MAJOR_PACK4, c.align = 0;
-  expectRejected(c, FP8Q_ERR_ARG, "layout_align 0 of layout col_major pack");
+  expectRejected(c, FP8Q_ERR_ARG,
+                 "the align 0 of scale_layout col_major pack = 4 must be in");
   c = ok, c.scaleType = FP8Q_SCALE_F32;
-  expectRejected(c, FP8Q_ERR_ARG, "layout swizzle_32_4_4 holds 1-byte");
+  expectRejected(c, FP8Q_ERR_ARG, "scale_layout swizzle_32_4_4 holds 1-byte");
   c = ok, c.rounding = FP8Q_ROUND_EXACT;
   expectRejected(c, FP8Q_ERR_ARG,
                  "scale_rounding exact cannot be stored as "
@@ -363,29 +388,40 @@ TEST(QuantizeV2Checks, EveryBadArgumentIsRejectedAndNothingWritten) {
   expectRejected(c, FP8Q_ERR_SHAPE,
                  "operand q has sizes [4, 64], expected "
                  "[4, 32]");
-  c = ok, c.scaleElems = 4 * 2;
+  c = ok, c.scaleCols = 1;
   expectRejected(c, FP8Q_ERR_SHAPE,
-                 "operand scale has 8 elements, but a [4, 2] f8E8M0FNU scale "
-                 "in layout swizzle_32_4_4 allocates 512 (padding included)");
+                 "operand scale has sizes [4, 1], expected [4, 2]");
+  // A row-major buffer where a swizzled one is declared, same shape.
+  c = ok, c.stridedScale = true;
+  expectRejected(c, FP8Q_ERR_LAYOUT,
+                 "operand scale is declared swizzle_32_4_4, a padded layout: "
+                 "its descriptor must have strides (0, 0)");
   c = ok, c.K = 63, c.group = 63, c.qCols = 31;
   expectRejected(c, FP8Q_ERR_SHAPE, "K = 63 must be even");
 }
 
-TEST(QuantizeV2Checks, ScaleMustBeDenseAndDequantizeChecksToo) {
-  auto x = Buf2<float>::rowMajor(2, 32, 1.0f);
-  auto q = Buf2<uint8_t>::rowMajor(2, 32);
-  std::vector<uint8_t> raw(2 * 256 * 8 * 2, 0xAB);
-  fp8q_memref_1d s{raw.data(), raw.data(), 0, {256 * 8}, {2}};
-  EXPECT_EQ(fp8q_quantize_v2_f32(x.d(), q.d(), &s, nullptr, 32, 0, 1, 2,
-                                 FP8Q_LAYOUT_CDNA4_MX, 1),
+TEST(QuantizeV2Checks, PaddedScaleWhereRowMajorIsDeclaredIsRejected) {
+  // The other direction (mori 662): a swizzled buffer (strides (0, 0))
+  // passed as row_major, with the row-major shape; and dequantize checks
+  // its scale the same way.
+  auto x = Buf2<float>::rowMajor(2, 64, 1.0f);
+  auto q = Buf2<uint8_t>::rowMajor(2, 64, 0xCD);
+  ScaleBuf s(FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, 2, 2, 1);
+  EXPECT_EQ(fp8q_quantize_v2_f32(x.d(), q.d(), s.d(), nullptr, 32, 0, 1, 1,
+                                 FP8Q_LAYOUT_ROW_MAJOR, 1),
             FP8Q_ERR_LAYOUT);
-  EXPECT_NE(std::string(fp8q_last_error()).find("must be a dense buffer"),
-            std::string::npos);
-  for (uint8_t b : raw)
+  EXPECT_NE(std::string(fp8q_last_error())
+                .find("operand scale is declared row_major (align 1): its "
+                      "strides must be (2, 1), got (0, 0) (strides (0, 0) "
+                      "mark a padded or swizzled buffer)"),
+            std::string::npos)
+      << fp8q_last_error();
+  for (uint8_t b : s.bytes)
     ASSERT_EQ(b, 0xAB);
-  s.strides[0] = 1;
-  auto out = Buf2<float>::rowMajor(2, 32, 5.0f);
-  EXPECT_EQ(fp8q_dequantize_v2(q.d(), &s, nullptr, out.d(), 32, 0,
+  for (uint8_t b : q.data)
+    ASSERT_EQ(b, 0xCD);
+  auto out = Buf2<float>::rowMajor(2, 64, 5.0f);
+  EXPECT_EQ(fp8q_dequantize_v2(q.d(), s.d(), nullptr, out.d(), 32, 0,
                                FP8Q_SCALE_F32, FP8Q_LAYOUT_CDNA4_MX, 1),
             FP8Q_ERR_ARG);
   EXPECT_NE(std::string(fp8q_last_error()).find("holds 1-byte scales"),

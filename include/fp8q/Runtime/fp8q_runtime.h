@@ -252,10 +252,15 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm(
  * (v2)". Quantize x [M, K] into any SPEC v2 format and scale layout:
  *  - q [M, K] bytes (fp8 q_types) or [M, K/2] bytes (f4E2M1FN, two per
  *    byte, element 2i in the low nibble), written through its strides;
- *  - scale: the layout's whole allocation as a dense rank-1 buffer
- *    (stride 1) of fp8q_scale_layout_alloc(layout, align, M, K /
- *    group_size) elements, f32 or 1-byte (scale_type); element (m, g) at
- *    fp8q_scale_offset(...), every padding element written 0;
+ *  - scale: a v2 scale descriptor of the logical [M, K / group_size]
+ *    scale, f32 or 1-byte (scale_type). A strided layout (row_major,
+ *    col_major) has exactly that layout's strides; a padded layout (col_major
+ *    pack = 4, swizzle_32_4_4, cdna4_mx) has strides (0, 0) and points at
+ *    the layout's whole allocation, fp8q_scale_layout_alloc(layout, align,
+ *    M, G) elements, element (m, g) at fp8q_scale_offset(...), every
+ *    padding element written 0. The strides say which kind a buffer is,
+ *    so one kind passed where the other is declared is rejected whatever
+ *    its shape;
  *  - global_scale: rank-0 f32, read only when scale_type is f8E4M3FN
  *    (NVFP4: q = RNE(x / (scale * global))); otherwise not touched (null
  *    or any descriptor);
@@ -264,17 +269,17 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm(
  *    col_major / pack4 leading-dimension multiple (1 for the others).
  * Every argument is validated before anything is written. */
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_bf16(
-    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
     fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
     int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
     int64_t layout_align);
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_f16(
-    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
     fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
     int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
     int64_t layout_align);
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_f32(
-    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
     fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
     int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
     int64_t layout_align);
@@ -282,9 +287,17 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_f32(
 /// decode(q) * (scale * global)), q and scale as for quantize_v2. The
 /// scale rounding is not needed: the stored scale is the value.
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_dequantize_v2(
-    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_0d *global_scale,
     fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
     int32_t scale_layout, int64_t layout_align);
+/// Copies the logical [M, G] scale src (v2 scale descriptor in
+/// src_layout / src_align) into dst (dst_layout / dst_align, same sizes),
+/// element bytes unchanged, a padded destination's padding written 0.
+/// scale_type decides the element size (f32: 4, else 1).
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_materialize_v2(
+    fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
+    int32_t src_layout, int64_t src_align, int32_t dst_layout,
+    int64_t dst_align);
 
 /* Plain C API: the same operations, returning fp8q_status instead of
  * exiting on error (for C/C++/Python-ctypes users and tests). The argument
@@ -347,24 +360,30 @@ FP8Q_RT_EXPORT int32_t fp8q_gemm(fp8q_memref_2d *q, fp8q_memref_2d *x_scale,
                                  int32_t fp8_type, int32_t weight_layout);
 
 FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_bf16(
-    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
     fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
     int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
     int64_t layout_align);
 FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_f16(
-    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
     fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
     int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
     int64_t layout_align);
 FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_f32(
-    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
     fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
     int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
     int64_t layout_align);
 FP8Q_RT_EXPORT int32_t fp8q_dequantize_v2(
-    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_0d *global_scale,
     fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
     int32_t scale_layout, int64_t layout_align);
+FP8Q_RT_EXPORT int32_t fp8q_materialize_v2(fp8q_memref_2d *src,
+                                           fp8q_memref_2d *dst,
+                                           int32_t scale_type,
+                                           int32_t src_layout, int64_t src_align,
+                                           int32_t dst_layout,
+                                           int64_t dst_align);
 
 /// The message of the last error on the calling thread ("" if none).
 FP8Q_RT_EXPORT const char *fp8q_last_error(void);

@@ -85,14 +85,18 @@ int32_t siluMulQuantizeImpl(const char *entry, ActType t, fp8q_memref_2d *gate,
                             fp8q_memref_2d *scale, int64_t groupSize,
                             int32_t fp8Type);
 int32_t quantizeV2Impl(const char *entry, ActType t, fp8q_memref_2d *x,
-                       fp8q_memref_2d *q, fp8q_memref_1d *scale,
+                       fp8q_memref_2d *q, fp8q_memref_2d *scale,
                        fp8q_memref_0d *global, int64_t groupSize, int32_t qType,
                        int32_t scaleType, int32_t rounding, int32_t layout,
                        int64_t align);
 int32_t dequantizeV2Impl(const char *entry, fp8q_memref_2d *q,
-                         fp8q_memref_1d *scale, fp8q_memref_0d *global,
+                         fp8q_memref_2d *scale, fp8q_memref_0d *global,
                          fp8q_memref_2d *out, int64_t groupSize, int32_t qType,
                          int32_t scaleType, int32_t layout, int64_t align);
+int32_t materializeV2Impl(const char *entry, fp8q_memref_2d *src,
+                          fp8q_memref_2d *dst, int32_t scaleType,
+                          int32_t srcLayout, int64_t srcAlign,
+                          int32_t dstLayout, int64_t dstAlign);
 int32_t materializeImpl(const char *entry, fp8q_memref_2d *src,
                         fp8q_memref_2d *dst);
 int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,

@@ -107,7 +107,7 @@ FP8Q_DEFINE_FUSED(f32, ActType::F32)
 
 #define FP8Q_DEFINE_QUANTIZE_V2(SUFFIX, ACT)                                   \
   FP8Q_RT_EXPORT int32_t fp8q_quantize_v2_##SUFFIX(                            \
-      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,             \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,             \
       fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,        \
       int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,        \
       int64_t layout_align) {                                                  \
@@ -116,7 +116,7 @@ FP8Q_DEFINE_FUSED(f32, ActType::F32)
                           scale_rounding, scale_layout, layout_align);         \
   }                                                                            \
   FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_quantize_v2_##SUFFIX(            \
-      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_1d *scale,             \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,             \
       fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,        \
       int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,        \
       int64_t layout_align) {                                                  \
@@ -132,7 +132,7 @@ FP8Q_DEFINE_QUANTIZE_V2(f32, ActType::F32)
 #undef FP8Q_DEFINE_QUANTIZE_V2
 
 FP8Q_RT_EXPORT int32_t fp8q_dequantize_v2(
-    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_0d *global_scale,
     fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
     int32_t scale_layout, int64_t layout_align) {
   return dequantizeV2Impl("fp8q_rt_dequantize_v2", q, scale, global_scale, out,
@@ -141,12 +141,30 @@ FP8Q_RT_EXPORT int32_t fp8q_dequantize_v2(
 }
 
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_dequantize_v2(
-    fp8q_memref_2d *q, fp8q_memref_1d *scale, fp8q_memref_0d *global_scale,
+    fp8q_memref_2d *q, fp8q_memref_2d *scale, fp8q_memref_0d *global_scale,
     fp8q_memref_2d *out, int64_t group_size, int32_t q_type, int32_t scale_type,
     int32_t scale_layout, int64_t layout_align) {
   return orExit(fp8q_dequantize_v2(q, scale, global_scale, out, group_size,
                                    q_type, scale_type, scale_layout,
                                    layout_align));
+}
+
+FP8Q_RT_EXPORT int32_t fp8q_materialize_v2(fp8q_memref_2d *src,
+                                           fp8q_memref_2d *dst,
+                                           int32_t scale_type,
+                                           int32_t src_layout, int64_t src_align,
+                                           int32_t dst_layout,
+                                           int64_t dst_align) {
+  return materializeV2Impl("fp8q_rt_materialize_v2", src, dst, scale_type,
+                           src_layout, src_align, dst_layout, dst_align);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_materialize_v2(
+    fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
+    int32_t src_layout, int64_t src_align, int32_t dst_layout,
+    int64_t dst_align) {
+  return orExit(fp8q_materialize_v2(src, dst, scale_type, src_layout,
+                                    src_align, dst_layout, dst_align));
 }
 
 //===-- materialize, preshuffle -------------------------------------------===//

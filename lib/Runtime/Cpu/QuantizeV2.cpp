@@ -1,8 +1,9 @@
 //===- QuantizeV2.cpp - quantize / dequantize in the v2 formats -----------===//
 //
 // SPEC v2 block-scaled formats on the CPU: x [M, K] -> q (fp8 bytes or
-// packed fp4) and a scale in any layout, stored as the layout's whole
-// allocation (a dense rank-1 buffer, padding written 0); and back to f32.
+// packed fp4) and a scale in any layout (a v2 scale descriptor,
+// fp8q_scale_checks.h; a padded layout's padding written 0); and back to
+// f32.
 // The numerics are fp8q_mx_numerics.h's, the index math
 // fp8q_scale_layouts.h's: this file validates and moves bytes.
 //
@@ -12,6 +13,7 @@
 
 #include "fp8q/Runtime/fp8q_mx_numerics.h"
 #include "fp8q/Runtime/fp8q_scale_layouts.h"
+#include "fp8q_scale_checks.h"
 
 #include <cmath>
 #include <cstring>
@@ -21,105 +23,19 @@ namespace fp8q::rt {
 
 namespace {
 
-const char *qTypeName(int32_t t) {
-  static const char *names[] = {"f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f4E2M1FN"};
-  return t >= 0 && t < FP8Q_Q_TYPE_COUNT ? names[t] : "?";
-}
-
-const char *scaleTypeName(int32_t t) {
-  static const char *names[] = {"f32", "f8E8M0FNU", "f8E4M3FN"};
-  return t >= 0 && t < FP8Q_SCALE_TYPE_COUNT ? names[t] : "?";
-}
-
-const char *roundingName(int32_t r) {
-  static const char *names[] = {"exact", "pow2_ceil", "pow2_floor", "e4m3"};
-  return r >= 0 && r < FP8Q_ROUND_COUNT ? names[r] : "?";
-}
-
-/// The largest layout_align accepted: far beyond any kernel's (16 bytes of
-/// TMA alignment), small enough that roundup(M, align) cannot overflow.
-constexpr int64_t kMaxAlign = int64_t(1) << 20;
-
-/// Checks the codes and their combination (SPEC v2's table): q_type,
-/// scale_type, the layout and its align, and, when `rounding` >= 0, the
-/// scale rounding.
-int32_t checkFormat(const char *entry, int32_t qType, int32_t scaleType,
-                    int32_t rounding, int32_t layout, int64_t align) {
-  if (qType < 0 || qType >= FP8Q_Q_TYPE_COUNT)
-    return fail(entry, FP8Q_ERR_ARG,
-                "q_type %d is not an fp8q_q_type (0 = f8E4M3FN, 1 = "
-                "f8E4M3FNUZ, 2 = f8E5M2, 3 = f4E2M1FN)",
-                qType);
-  if (scaleType < 0 || scaleType >= FP8Q_SCALE_TYPE_COUNT)
-    return fail(entry, FP8Q_ERR_ARG,
-                "scale_type %d is not an fp8q_scale_type (0 = f32, 1 = "
-                "f8E8M0FNU, 2 = f8E4M3FN)",
-                scaleType);
-  if (layout < 0 || layout >= FP8Q_LAYOUT_COUNT)
-    return fail(entry, FP8Q_ERR_ARG,
-                "scale_layout %d is not an fp8q_scale_layout (0 = row_major, "
-                "1 = col_major, 2 = col_major pack = 4, 3 = swizzle_32_4_4, "
-                "4 = cdna4_mx)",
-                layout);
-  if (fp8q_scale_layout_has_align(layout)) {
-    if (align < 1 || align > kMaxAlign)
-      return fail(entry, FP8Q_ERR_ARG,
-                  "layout_align %lld of layout %s must be in [1, 2^20]",
-                  (long long)align, fp8q_scale_layout_name(layout));
-  } else if (align != 1) {
-    return fail(entry, FP8Q_ERR_ARG,
-                "layout %s has no align: layout_align must be 1, got %lld",
-                fp8q_scale_layout_name(layout), (long long)align);
-  }
-  if (fp8q_scale_layout_bytes_only(layout) && scaleType == FP8Q_SCALE_F32)
-    return fail(entry, FP8Q_ERR_ARG,
-                "layout %s holds 1-byte scales (f8E8M0FNU or f8E4M3FN), not "
-                "f32",
-                fp8q_scale_layout_name(layout));
-  if (scaleType == FP8Q_SCALE_F8E4M3FN && qType != FP8Q_Q_F4E2M1FN)
-    return fail(entry, FP8Q_ERR_ARG,
-                "f8E4M3FN scales (NVFP4) need q_type f4E2M1FN, got %s",
-                qTypeName(qType));
-  if (rounding < 0)
-    return FP8Q_OK;
-  if (rounding >= FP8Q_ROUND_COUNT)
-    return fail(entry, FP8Q_ERR_ARG,
-                "scale_rounding %d is not an fp8q_scale_rounding (0 = exact, "
-                "1 = pow2_ceil, 2 = pow2_floor, 3 = e4m3)",
-                rounding);
-  bool ok;
-  switch (rounding) {
-  case FP8Q_ROUND_EXACT:
-    ok = scaleType == FP8Q_SCALE_F32;
-    break;
-  case FP8Q_ROUND_E4M3:
-    ok = scaleType == FP8Q_SCALE_F8E4M3FN;
-    break;
-  default:
-    ok = scaleType == FP8Q_SCALE_F32 || scaleType == FP8Q_SCALE_F8E8M0FNU;
-  }
-  if (!ok)
-    return fail(entry, FP8Q_ERR_ARG,
-                "scale_rounding %s cannot be stored as %s scales (exact: f32; "
-                "pow2_ceil, pow2_floor: f32 or f8E8M0FNU; e4m3: f8E4M3FN)",
-                roundingName(rounding), scaleTypeName(scaleType));
-  return FP8Q_OK;
-}
-
 /// What both directions agree on once the operands are validated.
 struct Plan {
   View2 x; // quantize: x; dequantize: out
   View2 q; // bytes
-  char *scale = nullptr;
-  int64_t M = 0, K = 0, G = 0, group = 0, alloc = 0;
-  size_t scaleElt = 1;
+  ScaleView scale;
+  int64_t M = 0, K = 0, G = 0, group = 0;
   float global = 1.0f;
 };
 
 /// Validates the operands shared by quantize_v2 and dequantize_v2 after
 /// `x` (the activation or the output, [M, K]) was checked: group size,
 /// q, the scale allocation and the global scale.
-int32_t checkRest(const char *entry, fp8q_memref_2d *q, fp8q_memref_1d *scale,
+int32_t checkRest(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *scale,
                   fp8q_memref_0d *global, int64_t groupSize, int32_t qType,
                   int32_t scaleType, int32_t layout, int64_t align,
                   Access qAccess, Plan &p) {
@@ -137,33 +53,9 @@ int32_t checkRest(const char *entry, fp8q_memref_2d *q, fp8q_memref_1d *scale,
   if (int32_t s = checkOperand(entry, "q", q, 1, p.M, fp4 ? p.K / 2 : p.K,
                                qAccess, p.q))
     return s;
-  // Bound the allocation before computing it in int64: roundup(M, 256 or
-  // align) * roundup(G, 8) elements must fit in FP8Q_MAX_SPAN_BYTES.
-  p.scaleElt = scaleType == FP8Q_SCALE_F32 ? 4 : 1;
-  const __int128 bound = __int128(p.M + (align > 256 ? align : 256)) *
-                         (p.G + 8) * __int128(p.scaleElt);
-  if (bound > __int128(FP8Q_MAX_SPAN_BYTES))
-    return fail(entry, FP8Q_ERR_SHAPE,
-                "a [%lld, %lld] scale in layout %s would span more than 2^48 "
-                "bytes",
-                (long long)p.M, (long long)p.G, fp8q_scale_layout_name(layout));
-  p.alloc = fp8q_scale_layout_alloc(layout, align, p.M, p.G);
-  if (scale && scale->aligned && scale->sizes[0] != p.alloc)
-    return fail(entry, FP8Q_ERR_SHAPE,
-                "operand scale has %lld elements, but a [%lld, %lld] %s "
-                "scale in layout %s allocates %lld (padding included)",
-                (long long)scale->sizes[0], (long long)p.M, (long long)p.G,
-                scaleTypeName(scaleType), fp8q_scale_layout_name(layout),
-                (long long)p.alloc);
-  View1 sv;
-  if (int32_t s = checkOperand(entry, "scale", scale, p.scaleElt, p.alloc, sv))
+  if (int32_t s = checkScaleOperand(entry, "scale", scale, scaleType, layout,
+                                    align, p.M, p.G, qAccess, p.scale))
     return s;
-  if (p.alloc > 1 && sv.s0 != 1)
-    return fail(entry, FP8Q_ERR_LAYOUT,
-                "operand scale must be a dense buffer (stride 1): layout %s "
-                "places elements by its own index map, got stride %lld",
-                fp8q_scale_layout_name(layout), (long long)sv.s0);
-  p.scale = sv.base;
   if (scaleType != FP8Q_SCALE_F8E4M3FN)
     return FP8Q_OK;
   if (!global)
@@ -189,27 +81,38 @@ int32_t checkRest(const char *entry, fp8q_memref_2d *q, fp8q_memref_1d *scale,
   return FP8Q_OK;
 }
 
-/// Reads the scale value of (m, g) from the allocation.
-float loadScale(const Plan &p, int32_t scaleType, int32_t layout, int64_t align,
-                int64_t m, int64_t g) {
-  int64_t o = fp8q_scale_offset(layout, align, p.M, p.G, m, g);
+/// Reads the scale value of (m, g).
+float loadScale(const ScaleView &v, int32_t scaleType, int64_t m, int64_t g) {
+  const char *at = v.base + v.offset(m, g) * int64_t(v.eltSize);
   if (scaleType == FP8Q_SCALE_F32) {
-    float v;
-    std::memcpy(&v, p.scale + o * 4, 4);
-    return v;
+    float f;
+    std::memcpy(&f, at, 4);
+    return f;
   }
-  return fp8q_scale_decode_byte(uint8_t(p.scale[o]), scaleType);
+  return fp8q_scale_decode_byte(uint8_t(*at), scaleType);
+}
+
+/// Stores the scale value of (m, g) into `image` (the scale's bytes from
+/// v.base, either the whole allocation or, strided, the addressed span).
+void storeScale(const ScaleView &v, uint8_t *image, int32_t scaleType,
+                int64_t m, int64_t g, float sc) {
+  uint8_t *at = image + v.offset(m, g) * int64_t(v.eltSize);
+  if (scaleType == FP8Q_SCALE_F32)
+    std::memcpy(at, &sc, 4);
+  else
+    *at = fp8q_scale_encode_byte(sc, scaleType);
 }
 
 } // namespace
 
 int32_t quantizeV2Impl(const char *entry, ActType t, fp8q_memref_2d *x,
-                       fp8q_memref_2d *q, fp8q_memref_1d *scale,
+                       fp8q_memref_2d *q, fp8q_memref_2d *scale,
                        fp8q_memref_0d *global, int64_t groupSize, int32_t qType,
                        int32_t scaleType, int32_t rounding, int32_t layout,
                        int64_t align) {
   clearError();
-  if (int32_t s = checkFormat(entry, qType, scaleType, rounding, layout, align))
+  if (int32_t s =
+          checkScaleFormat(entry, qType, scaleType, rounding, layout, align))
     return s;
   Plan p;
   if (int32_t s =
@@ -225,7 +128,11 @@ int32_t quantizeV2Impl(const char *entry, ActType t, fp8q_memref_2d *x,
   const bool fp4 = qType == FP8Q_Q_F4E2M1FN;
   std::vector<float> row(K);
   std::vector<uint8_t> codes(M * K);
-  std::vector<uint8_t> image(p.alloc * p.scaleElt, 0); // padding stays 0
+  // The padded layouts' image is the whole allocation, padding 0; a strided
+  // layout's scale is written element by element below.
+  const ScaleView &sv = p.scale;
+  std::vector<uint8_t> image(sv.padded ? sv.alloc * sv.eltSize : 0, 0);
+  std::vector<float> scales(M * G);
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t k = 0; k < K; ++k)
       row[k] = loadAct(p.x.at<char>(m, k), t);
@@ -240,11 +147,9 @@ int32_t quantizeV2Impl(const char *entry, ActType t, fp8q_memref_2d *x,
       float divisor = scaleType == FP8Q_SCALE_F8E4M3FN ? sc * p.global : sc;
       for (int64_t i = 0; i < group; ++i)
         codes[m * K + g * group + i] = fp8q_q_quantize(grp[i], divisor, qType);
-      int64_t o = fp8q_scale_offset(layout, align, M, G, m, g);
-      if (scaleType == FP8Q_SCALE_F32)
-        std::memcpy(image.data() + o * 4, &sc, 4);
-      else
-        image[o] = fp8q_scale_encode_byte(sc, scaleType);
+      scales[m * G + g] = sc;
+      if (sv.padded)
+        storeScale(sv, image.data(), scaleType, m, g, sc);
     }
   }
   for (int64_t m = 0; m < M; ++m) {
@@ -257,16 +162,23 @@ int32_t quantizeV2Impl(const char *entry, ActType t, fp8q_memref_2d *x,
         *p.q.at<uint8_t>(m, k) = c[k];
     }
   }
-  std::memcpy(p.scale, image.data(), image.size());
+  if (sv.padded) {
+    std::memcpy(sv.base, image.data(), image.size());
+    return FP8Q_OK;
+  }
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t g = 0; g < G; ++g)
+      storeScale(sv, reinterpret_cast<uint8_t *>(sv.base), scaleType, m, g,
+                 scales[m * G + g]);
   return FP8Q_OK;
 }
 
 int32_t dequantizeV2Impl(const char *entry, fp8q_memref_2d *q,
-                         fp8q_memref_1d *scale, fp8q_memref_0d *global,
+                         fp8q_memref_2d *scale, fp8q_memref_0d *global,
                          fp8q_memref_2d *out, int64_t groupSize, int32_t qType,
                          int32_t scaleType, int32_t layout, int64_t align) {
   clearError();
-  if (int32_t s = checkFormat(entry, qType, scaleType, -1, layout, align))
+  if (int32_t s = checkScaleFormat(entry, qType, scaleType, -1, layout, align))
     return s;
   Plan p;
   if (int32_t s =
@@ -280,7 +192,7 @@ int32_t dequantizeV2Impl(const char *entry, fp8q_memref_2d *q,
   std::vector<float> res(M * K);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t g = 0; g < p.G; ++g) {
-      float sc = loadScale(p, scaleType, layout, align, m, g);
+      float sc = loadScale(p.scale, scaleType, m, g);
       float divisor = scaleType == FP8Q_SCALE_F8E4M3FN ? sc * p.global : sc;
       for (int64_t k = g * p.group; k < (g + 1) * p.group; ++k) {
         uint8_t b = *p.q.at<uint8_t>(m, fp4 ? k / 2 : k);

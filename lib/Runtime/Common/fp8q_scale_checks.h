@@ -1,0 +1,230 @@
+//===- fp8q_scale_checks.h - Checks of v2 formats and scales ---*- C++ -*-===//
+//
+// The argument checks of SPEC v2's entry points (quantize_v2,
+// dequantize_v2, materialize_v2, gemm_v2), shared by the CPU and the GPU
+// runtimes so that both accept and reject the same codes and scale
+// descriptors with the same messages. Header-only, no MLIR.
+//
+// A v2 scale operand is a rank-2 descriptor whose sizes are the logical
+// [M, G]. A strided layout (row_major, col_major) has exactly the layout's
+// strides; a padded layout (col_major pack = 4, swizzle_32_4_4, cdna4_mx)
+// has strides (0, 0) and its data is the layout's whole allocation from
+// aligned + offset. So the descriptor itself says whether it is padded,
+// and a buffer of one kind is rejected where the other is read, whatever
+// its shape (mori 662: [M, G] row-major and [G, M] column-major shapes
+// cannot be told apart).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_RUNTIME_FP8Q_SCALE_CHECKS_H
+#define FP8Q_RUNTIME_FP8Q_SCALE_CHECKS_H
+
+#include "fp8q/Runtime/fp8q_scale_layouts.h"
+#include "fp8q_operand_checks.h"
+
+namespace fp8q::rt {
+
+inline const char *qTypeName(int32_t t) {
+  static const char *names[] = {"f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f4E2M1FN"};
+  return t >= 0 && t < FP8Q_Q_TYPE_COUNT ? names[t] : "?";
+}
+
+inline const char *scaleTypeName(int32_t t) {
+  static const char *names[] = {"f32", "f8E8M0FNU", "f8E4M3FN"};
+  return t >= 0 && t < FP8Q_SCALE_TYPE_COUNT ? names[t] : "?";
+}
+
+inline const char *roundingName(int32_t r) {
+  static const char *names[] = {"exact", "pow2_ceil", "pow2_floor", "e4m3"};
+  return r >= 0 && r < FP8Q_ROUND_COUNT ? names[r] : "?";
+}
+
+/// The largest layout_align accepted: far beyond any kernel's (16 bytes of
+/// TMA alignment), small enough that roundup(M, align) cannot overflow.
+constexpr int64_t kMaxScaleAlign = int64_t(1) << 20;
+
+/// Bytes of one scale element of `scaleType` (a valid code).
+inline size_t scaleEltSize(int32_t scaleType) {
+  return scaleType == FP8Q_SCALE_F32 ? 4 : 1;
+}
+
+/// Checks a scale layout code, its align and that it can hold `scaleType`
+/// (a valid code).
+inline int32_t checkScaleLayout(const char *entry, const char *name,
+                                int32_t scaleType, int32_t layout,
+                                int64_t align) {
+  if (layout < 0 || layout >= FP8Q_LAYOUT_COUNT)
+    return fail(entry, FP8Q_ERR_ARG,
+                "%s %d is not an fp8q_scale_layout (0 = row_major, 1 = "
+                "col_major, 2 = col_major pack = 4, 3 = swizzle_32_4_4, 4 = "
+                "cdna4_mx)",
+                name, layout);
+  if (fp8q_scale_layout_has_align(layout)) {
+    if (align < 1 || align > kMaxScaleAlign)
+      return fail(entry, FP8Q_ERR_ARG,
+                  "the align %lld of %s %s must be in [1, 2^20]",
+                  (long long)align, name, fp8q_scale_layout_name(layout));
+  } else if (align != 1) {
+    return fail(entry, FP8Q_ERR_ARG,
+                "%s %s has no align: its align must be 1, got %lld", name,
+                fp8q_scale_layout_name(layout), (long long)align);
+  }
+  if (fp8q_scale_layout_bytes_only(layout) && scaleType == FP8Q_SCALE_F32)
+    return fail(entry, FP8Q_ERR_ARG,
+                "%s %s holds 1-byte scales (f8E8M0FNU or f8E4M3FN), not f32",
+                name, fp8q_scale_layout_name(layout));
+  return FP8Q_OK;
+}
+
+/// Checks the codes and their combination (SPEC v2's table): q_type,
+/// scale_type, the layout and its align, and, when `rounding` >= 0, the
+/// scale rounding.
+inline int32_t checkScaleFormat(const char *entry, int32_t qType,
+                                int32_t scaleType, int32_t rounding,
+                                int32_t layout, int64_t align) {
+  if (qType < 0 || qType >= FP8Q_Q_TYPE_COUNT)
+    return fail(entry, FP8Q_ERR_ARG,
+                "q_type %d is not an fp8q_q_type (0 = f8E4M3FN, 1 = "
+                "f8E4M3FNUZ, 2 = f8E5M2, 3 = f4E2M1FN)",
+                qType);
+  if (scaleType < 0 || scaleType >= FP8Q_SCALE_TYPE_COUNT)
+    return fail(entry, FP8Q_ERR_ARG,
+                "scale_type %d is not an fp8q_scale_type (0 = f32, 1 = "
+                "f8E8M0FNU, 2 = f8E4M3FN)",
+                scaleType);
+  if (int32_t s = checkScaleLayout(entry, "scale_layout", scaleType, layout,
+                                   align))
+    return s;
+  if (scaleType == FP8Q_SCALE_F8E4M3FN && qType != FP8Q_Q_F4E2M1FN)
+    return fail(entry, FP8Q_ERR_ARG,
+                "f8E4M3FN scales (NVFP4) need q_type f4E2M1FN, got %s",
+                qTypeName(qType));
+  if (rounding < 0)
+    return FP8Q_OK;
+  if (rounding >= FP8Q_ROUND_COUNT)
+    return fail(entry, FP8Q_ERR_ARG,
+                "scale_rounding %d is not an fp8q_scale_rounding (0 = exact, "
+                "1 = pow2_ceil, 2 = pow2_floor, 3 = e4m3)",
+                rounding);
+  bool ok;
+  switch (rounding) {
+  case FP8Q_ROUND_EXACT:
+    ok = scaleType == FP8Q_SCALE_F32;
+    break;
+  case FP8Q_ROUND_E4M3:
+    ok = scaleType == FP8Q_SCALE_F8E4M3FN;
+    break;
+  default:
+    ok = scaleType == FP8Q_SCALE_F32 || scaleType == FP8Q_SCALE_F8E8M0FNU;
+  }
+  if (!ok)
+    return fail(entry, FP8Q_ERR_ARG,
+                "scale_rounding %s cannot be stored as %s scales (exact: f32; "
+                "pow2_ceil, pow2_floor: f32 or f8E8M0FNU; e4m3: f8E4M3FN)",
+                roundingName(rounding), scaleTypeName(scaleType));
+  return FP8Q_OK;
+}
+
+/// A validated v2 scale operand: the logical [M, G] scale in `layout`.
+/// Element (m, g) is at base + offset(m, g) * eltSize; for a padded layout
+/// the `alloc` elements from base are the whole allocation (padding
+/// included), for a strided one only the addressed elements are its own.
+struct ScaleView {
+  char *base = nullptr;
+  int64_t M = 0, G = 0, s0 = 0, s1 = 0, align = 1, alloc = 0;
+  int32_t layout = FP8Q_LAYOUT_ROW_MAJOR;
+  size_t eltSize = 1;
+  bool padded = false;
+
+  int64_t offset(int64_t m, int64_t g) const {
+    return padded ? fp8q_scale_offset(layout, align, M, G, m, g)
+                  : m * s0 + g * s1;
+  }
+};
+
+/// Validates scale operand `name` as a logical [M, G] scale of `scaleType`
+/// in `layout` / `align` (codes already checked by checkScaleLayout):
+/// sizes [M, G]; a padded layout has strides (0, 0) and its allocation
+/// within FP8Q_MAX_SPAN_BYTES; a strided layout has the layout's strides
+/// (an extent of 1 makes its stride irrelevant). Fills `v`.
+inline int32_t checkScaleOperand(const char *entry, const char *name,
+                                 const fp8q_memref_2d *d, int32_t scaleType,
+                                 int32_t layout, int64_t align, int64_t M,
+                                 int64_t G, Access access, ScaleView &v) {
+  const size_t elt = scaleEltSize(scaleType);
+  v = ScaleView();
+  v.M = M;
+  v.G = G;
+  v.layout = layout;
+  v.align = align;
+  v.eltSize = elt;
+  v.padded = fp8q_scale_layout_bytes_only(layout);
+  if (!v.padded) {
+    int64_t e0 = 0, e1 = 0;
+    fp8q_scale_layout_strides(layout, align, M, G, &e0, &e1);
+    // The layout mismatch first: a padded buffer's strides (0, 0) would
+    // otherwise be reported as overlapping output elements.
+    auto wrongStrides = [&](int64_t s0, int64_t s1) {
+      return fail(entry, FP8Q_ERR_LAYOUT,
+                  "operand %s is declared %s (align %lld): its strides must "
+                  "be (%lld, %lld), got (%lld, %lld)%s",
+                  name, fp8q_scale_layout_name(layout), (long long)align,
+                  (long long)e0, (long long)e1, (long long)s0, (long long)s1,
+                  s0 == 0 && s1 == 0
+                      ? " (strides (0, 0) mark a padded or swizzled buffer)"
+                      : "");
+    };
+    if (d && d->aligned && d->strides[0] == 0 && d->strides[1] == 0 &&
+        d->sizes[0] == M && d->sizes[1] == G && (M > 1 || G > 1))
+      return wrongStrides(0, 0);
+    View2 sv;
+    if (int32_t s = checkOperand(entry, name, d, elt, M, G, access, sv))
+      return s;
+    if ((M > 1 && sv.s0 != e0) || (G > 1 && sv.s1 != e1))
+      return wrongStrides(sv.s0, sv.s1);
+    v.base = sv.base;
+    v.s0 = sv.s0;
+    v.s1 = sv.s1;
+    v.alloc = fp8q_scale_layout_alloc(layout, align, M, G);
+    return FP8Q_OK;
+  }
+  if (int32_t s = detail::checkCommon(entry, name, d, d ? d->aligned : nullptr,
+                                      d ? d->offset : 0, d ? d->sizes : nullptr,
+                                      d ? d->strides : nullptr, 2, elt))
+    return s;
+  if (d->sizes[0] != M || d->sizes[1] != G)
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "operand %s has sizes [%lld, %lld], expected [%lld, %lld]",
+                name, (long long)d->sizes[0], (long long)d->sizes[1],
+                (long long)M, (long long)G);
+  if (M == 0 || G == 0)
+    return fail(entry, FP8Q_ERR_EMPTY,
+                "operand %s is empty (sizes [%lld, %lld]); M == 0 and empty "
+                "extents are not supported",
+                name, (long long)M, (long long)G);
+  if (d->strides[0] != 0 || d->strides[1] != 0)
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand %s is declared %s, a padded layout: its descriptor "
+                "must have strides (0, 0) and point at the layout's whole "
+                "allocation, got strides (%lld, %lld) (a strided row_major "
+                "or col_major buffer)",
+                name, fp8q_scale_layout_name(layout), (long long)d->strides[0],
+                (long long)d->strides[1]);
+  // Bound the allocation before computing it in int64: it is below
+  // (M + max(align, 256)) * (G + 8) elements.
+  const __int128 bound = __int128(M + (align > 256 ? align : 256)) * (G + 8) *
+                         __int128(elt);
+  if (bound + d->offset * __int128(elt) > __int128(FP8Q_MAX_SPAN_BYTES))
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "operand %s: a [%lld, %lld] scale in layout %s would span "
+                "more than 2^48 bytes",
+                name, (long long)M, (long long)G,
+                fp8q_scale_layout_name(layout));
+  v.alloc = fp8q_scale_layout_alloc(layout, align, M, G);
+  v.base = static_cast<char *>(d->aligned) + d->offset * int64_t(elt);
+  return FP8Q_OK;
+}
+
+} // namespace fp8q::rt
+
+#endif // FP8Q_RUNTIME_FP8Q_SCALE_CHECKS_H
