@@ -19,7 +19,8 @@ build() { # build <output> <extra nvcc flags...>
   nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -warn-spills "$@" \
     -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common \
     -x cu lib/Runtime/Gpu/LauncherCuda.cu \
-    -x cu lib/Runtime/Gpu/GpuOps.cpp -x cu lib/Runtime/Gpu/HostAbi.cpp \
+    -x cu lib/Runtime/Gpu/GpuOps.cpp -x cu lib/Runtime/Gpu/GpuOpsV2.cpp \
+    -x cu lib/Runtime/Gpu/HostAbi.cpp \
     -x cu lib/Runtime/Gpu/DeviceAbi.cpp -x cu lib/Runtime/Gpu/DeviceRanges.cpp \
     -x cu lib/Runtime/Gpu/MgpuWrappers.cpp \
     -x cu lib/Runtime/Gpu/CublasLtGemm.cpp \

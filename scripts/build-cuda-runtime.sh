@@ -26,7 +26,7 @@ wait_all() {
   return "$status"
 }
 objs=()
-for s in GpuOps HostAbi DeviceAbi DeviceRanges MgpuWrappers CublasLtGemm; do
+for s in GpuOps GpuOpsV2 HostAbi DeviceAbi DeviceRanges MgpuWrappers CublasLtGemm; do
   "$NVCC" "${flags[@]}" "${gencode[@]}" -x cu -c "lib/Runtime/Gpu/$s.cpp" \
     -o "$OUT/obj/$s.o" &
   pids+=($!)

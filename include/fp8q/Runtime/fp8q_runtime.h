@@ -465,6 +465,33 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_gemm(
     fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
     fp8q_memref_2d *w_scale, fp8q_memref_2d *out, int32_t kernel,
     int32_t fp8_type, int32_t weight_layout, void *stream);
+/// quantize_v2 on the device: the host entry point's arguments (SPEC v2
+/// formats, v2 scale descriptors, docs/RuntimeABI.md "Block-scaled formats
+/// (v2)") plus the stream. global_scale is device memory, read by the
+/// kernel (the host does not wait to check its value). x, q and scale
+/// must not share bytes; group_size is a multiple of 8.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_quantize_v2_f16(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align, void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_quantize_v2_f32(
+    fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,
+    fp8q_memref_0d *global_scale, int64_t group_size, int32_t q_type,
+    int32_t scale_type, int32_t scale_rounding, int32_t scale_layout,
+    int64_t layout_align, void *stream);
+/// materialize_v2 on the device: any v2 layout into any v2 layout, a padded
+/// destination's padding written 0; overlapping src and dst go through a
+/// stream-ordered temporary.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_materialize_v2(
+    fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
+    int32_t src_layout, int64_t src_align, int32_t dst_layout,
+    int64_t dst_align, void *stream);
 /// The check a device-mode step makes at its entry for memref argument
 /// #arg_index: the `span_bytes` at `aligned_ptr` (0: an empty operand, any
 /// pointer) are device memory of the current device, and `stream` is a

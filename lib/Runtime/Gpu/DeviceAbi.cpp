@@ -156,6 +156,33 @@ extern "C" {
     });                                                                        \
   }
 
+#define FP8Q_DEVICE_QUANT_V2_ENTRY(SUFFIX, ACT)                                \
+  int32_t _mlir_ciface_fp8q_rt_device_quantize_v2_##SUFFIX(                    \
+      fp8q_memref_2d *x, fp8q_memref_2d *q, fp8q_memref_2d *scale,             \
+      fp8q_memref_0d *global, int64_t group, int32_t qType, int32_t scaleType, \
+      int32_t rounding, int32_t layout, int64_t align, void *stream) {         \
+    return guarded([&] {                                                       \
+      DeviceExec ex("fp8q_rt_device_quantize_v2_" #SUFFIX, stream);            \
+      return quantizeV2Op(ex, ACT, x, q, scale, global, group, qType,          \
+                          scaleType, rounding, layout, align);                 \
+    });                                                                        \
+  }
+
+FP8Q_DEVICE_QUANT_V2_ENTRY(bf16, Act::BF16)
+FP8Q_DEVICE_QUANT_V2_ENTRY(f16, Act::F16)
+FP8Q_DEVICE_QUANT_V2_ENTRY(f32, Act::F32)
+
+int32_t _mlir_ciface_fp8q_rt_device_materialize_v2(
+    fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scaleType,
+    int32_t srcLayout, int64_t srcAlign, int32_t dstLayout, int64_t dstAlign,
+    void *stream) {
+  return guarded([&] {
+    DeviceExec ex("fp8q_rt_device_materialize_v2", stream);
+    return materializeV2Op(ex, src, dst, scaleType, srcLayout, srcAlign,
+                           dstLayout, dstAlign);
+  });
+}
+
 FP8Q_DEVICE_QUANT_ENTRIES(bf16, Act::BF16)
 FP8Q_DEVICE_QUANT_ENTRIES(f16, Act::F16)
 FP8Q_DEVICE_QUANT_ENTRIES(f32, Act::F32)

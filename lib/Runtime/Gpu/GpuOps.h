@@ -83,6 +83,17 @@ int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
                int32_t kernel, int32_t fp8, int32_t weightLayout);
 
+/// quantize_v2 (SPEC v2 formats, lib/Runtime/Gpu/GpuOpsV2.cpp): the CPU
+/// runtime's arguments and checks plus the kernels' needs.
+int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
+                     fp8q_memref_2d *scale, fp8q_memref_0d *global,
+                     int64_t group, int32_t qType, int32_t scaleType,
+                     int32_t rounding, int32_t layout, int64_t align);
+/// materialize_v2: a v2 scale from any layout into any layout.
+int32_t materializeV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
+                        int32_t scaleType, int32_t srcLayout, int64_t srcAlign,
+                        int32_t dstLayout, int64_t dstAlign);
+
 /// The calling thread's sticky device-mode status (0 when clear): once a
 /// device entry point or an mgpu* wrapper fails, later ones in the thread
 /// enqueue nothing until fp8q_device_clear_error(). DeviceAbi.cpp.

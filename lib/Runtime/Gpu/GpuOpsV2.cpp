@@ -1,0 +1,288 @@
+//===- GpuOpsV2.cpp - quantize_v2 and materialize_v2 on a GPU ------------===//
+//
+// The SPEC v2 operations of the GPU runtime: the CPU runtime's checks
+// (lib/Runtime/Common/fp8q_scale_checks.h: codes, their combination and
+// the v2 scale descriptors, in the same order and with the same messages)
+// plus the kernels' own needs, then one launch of
+// fp8q_kernel_quantize_v2_T (the scale written in its layout, padding
+// zeroed by the same launch) or fp8q_kernel_materialize_v2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuOps.h"
+
+#include "fp8q_kernels/QuantizeV2Common.h"
+#include "fp8q_kernels/ScaleLayoutV2.h"
+#include "fp8q_scale_checks.h"
+
+using namespace fp8q::kern;
+
+namespace fp8q::hiprt {
+namespace {
+
+using fp8q::rt::Access;
+using fp8q::rt::fail;
+using fp8q::rt::ScaleView;
+using Op = fp8q::rt::View2;
+
+unsigned blocksFor(int64_t items, int64_t perBlock) {
+  return (unsigned)((items + perBlock - 1) / perBlock);
+}
+
+size_t actBytes(Act t) { return t == Act::F32 ? 4 : 2; }
+
+/// The NVFP4 global scale's descriptor (the CPU runtime's checks, except
+/// the value: on the device it is read by the kernel, never by the host,
+/// which would have to wait for the stream).
+int32_t checkGlobal(const char *entry, fp8q_memref_0d *global,
+                    const float *&at) {
+  if (!global)
+    return fail(entry, FP8Q_ERR_NULL,
+                "operand global_scale: descriptor pointer is null (f8E4M3FN "
+                "scales need the NVFP4 global scale)");
+  if (!global->aligned)
+    return fail(entry, FP8Q_ERR_NULL,
+                "operand global_scale: data pointer is null");
+  if (reinterpret_cast<uintptr_t>(global->aligned) % 4 != 0)
+    return fail(entry, FP8Q_ERR_ALIGN,
+                "operand global_scale: data pointer %p is not aligned to its "
+                "4-byte element",
+                global->aligned);
+  if (global->offset < 0 || global->offset > FP8Q_MAX_SPAN_BYTES / 4)
+    return fail(entry, FP8Q_ERR_LAYOUT, "operand global_scale: bad offset %lld",
+                (long long)global->offset);
+  at = static_cast<const float *>(global->aligned) + global->offset;
+  return FP8Q_OK;
+}
+
+/// Bytes of a validated v2 scale the kernels address: a padded layout's
+/// whole allocation, a strided one's span.
+int64_t scaleBytes(const ScaleView &v) {
+  if (v.padded)
+    return v.alloc * (int64_t)v.eltSize;
+  return ((v.M - 1) * v.s0 + (v.G - 1) * v.s1 + 1) * (int64_t)v.eltSize;
+}
+
+/// Dense rows with a unit column stride, `align`-byte aligned.
+int32_t checkDenseRows(const char *entry, const char *name, const Op &op,
+                       size_t align) {
+  if ((op.cols > 1 && op.s1 != 1) || (uintptr_t)op.base % align ||
+      (op.rows > 1 && (op.s0 * (int64_t)op.eltSize) % (int64_t)align))
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand %s: the HIP kernels need a unit column stride and "
+                "%zu-byte aligned rows (strides (%lld, %lld))",
+                name, align, (long long)op.s0, (long long)op.s1);
+  return FP8Q_OK;
+}
+
+bool bytesOverlap(const char *a, int64_t an, const char *b, int64_t bn) {
+  return a < b + bn && b < a + an;
+}
+
+} // namespace
+
+int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
+                     fp8q_memref_2d *scale, fp8q_memref_0d *global,
+                     int64_t group, int32_t qType, int32_t scaleType,
+                     int32_t rounding, int32_t layout, int64_t align) {
+  const char *entry = ex.entry;
+  if (int32_t s = fp8q::rt::checkScaleFormat(entry, qType, scaleType, rounding,
+                                             layout, align))
+    return s;
+  Op xo, qo;
+  if (int32_t s = fp8q::rt::checkOperand(entry, "x", x, actBytes(t), -1, -1,
+                                         Access::Read, xo))
+    return s;
+  const int64_t M = xo.rows, K = xo.cols;
+  if (int32_t s = fp8q::rt::checkGroupSize(entry, group, K))
+    return s;
+  const int64_t G = K / group;
+  const bool fp4 = qType == FP8Q_Q_F4E2M1FN;
+  if (fp4 && K % 2 != 0)
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "f4E2M1FN packs two values per byte: K = %lld must be even",
+                (long long)K);
+  if (int32_t s = fp8q::rt::checkOperand(entry, "q", q, 1, M, fp4 ? K / 2 : K,
+                                         Access::Write, qo))
+    return s;
+  ScaleView sv;
+  if (int32_t s =
+          fp8q::rt::checkScaleOperand(entry, "scale", scale, scaleType, layout,
+                                      align, M, G, Access::Write, sv))
+    return s;
+  const float *globalAt = nullptr;
+  if (scaleType == FP8Q_SCALE_F8E4M3FN)
+    if (int32_t s = checkGlobal(entry, global, globalAt))
+      return s;
+  // What the kernels add: whole 8-element chunks per lane, 16-byte loads,
+  // 8-byte (fp8) or 4-byte (fp4) stores of q.
+  if (group % kV2Vec)
+    return fail(entry, FP8Q_ERR_ARG,
+                "group_size %lld: the HIP kernels take multiples of 8",
+                (long long)group);
+  if (int32_t s = checkDenseRows(entry, "x", xo, 16))
+    return s;
+  if (int32_t s = checkDenseRows(entry, "q", qo, fp4 ? 4 : 8))
+    return s;
+  const int64_t sBytes = scaleBytes(sv);
+  const int64_t qBytes = qo.spanBytes(), xBytes = xo.spanBytes();
+  if (bytesOverlap(sv.base, sBytes, qo.base, qBytes) ||
+      bytesOverlap(sv.base, sBytes, xo.base, xBytes) ||
+      bytesOverlap(qo.base, qBytes, xo.base, xBytes))
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operands x, q and scale must not share bytes on the GPU "
+                "(one launch reads x while it writes q and scale)");
+  DeviceInfo info;
+  ex.add("x", xo.base, xBytes, false);
+  ex.add("q", qo.base, qBytes, true);
+  ex.add("scale", sv.base, sBytes, true);
+  if (globalAt)
+    ex.add("global_scale", globalAt, 4, false);
+  if (int32_t s = ex.prepare(info))
+    return s;
+
+  QuantV2Args a{};
+  a.x = ex.dev(xo.base);
+  a.q = (uint8_t *)ex.dev(qo.base);
+  a.scale = ex.dev(sv.base);
+  a.global = globalAt ? (const float *)ex.dev(globalAt) : nullptr;
+  a.M = M;
+  a.K = K;
+  a.G = G;
+  a.group = group;
+  a.ldx = xo.s0;
+  a.ldq = qo.s0;
+  a.s0 = sv.s0;
+  a.s1 = sv.s1;
+  a.align = align;
+  a.qType = qType;
+  a.scaleType = scaleType;
+  a.rounding = rounding;
+  a.layout = layout;
+  a.padded = sv.padded ? 1 : 0;
+  scalePaddedDomain(layout, align, M, G, a.padM, a.padG);
+  a.lanes = quantV2Lanes(group);
+  a.groupsPerTeam = quantV2GroupsPerTeam(group);
+  a.mFastest = M > 1 && (layout == FP8Q_LAYOUT_COL_MAJOR ||
+                         layout == FP8Q_LAYOUT_COL_MAJOR_PACK4);
+  const int64_t groupsPerBlock =
+      (int64_t)(kV2Block / a.lanes) * a.groupsPerTeam;
+  a.quantBlocks = blocksFor(M * G, groupsPerBlock);
+  const int64_t padding = a.padM * a.padG - M * G;
+  const int64_t padBlocks =
+      sv.padded ? blocksFor(padding, (int64_t)kV2Block * kV2PadPerThread) : 0;
+  Dim3 grid, block;
+  grid.x = (unsigned)(a.quantBlocks + padBlocks);
+  block.x = kV2Block;
+  void *args[] = {&a};
+  if (int32_t s = ex.launch((KernelId)((int)KernelId::QuantizeV2Bf16 + (int)t),
+                            grid, block, args))
+    return s;
+  return ex.finish();
+}
+
+namespace {
+
+/// One materialize_v2 launch from `src` to `dst` (validated views; either
+/// may be a device temporary).
+int32_t launchMaterializeV2(Exec &ex, const ScaleView &s, const void *src,
+                            const ScaleView &d, void *dst) {
+  MaterializeV2Args a{};
+  a.src = src;
+  a.dst = dst;
+  a.M = s.M;
+  a.G = s.G;
+  a.ss0 = s.s0;
+  a.ss1 = s.s1;
+  a.ds0 = d.s0;
+  a.ds1 = d.s1;
+  a.srcAlign = s.align;
+  a.dstAlign = d.align;
+  a.srcLayout = s.layout;
+  a.dstLayout = d.layout;
+  a.srcPadded = s.padded;
+  a.dstPadded = d.padded;
+  a.elt = (int32_t)s.eltSize;
+  scalePaddedDomain(d.layout, d.align, d.M, d.G, a.dstPadM, a.dstPadG);
+  const uintptr_t da = (uintptr_t)dst;
+  a.dstVec = da % 16 == 0 ? 16 : (da % 4 == 0 ? 4 : 1);
+  if (d.padded) {
+    a.units =
+        (a.dstPadM * a.dstPadG / 4 + kV2WordsPerThread - 1) / kV2WordsPerThread;
+  } else if (d.layout == FP8Q_LAYOUT_ROW_MAJOR) {
+    a.units = d.M * ((d.G + 3) / 4);
+  } else {
+    a.units = d.G * ((d.M + 3) / 4);
+  }
+  Dim3 grid, block;
+  grid.x = blocksFor(a.units, kV2Block);
+  block.x = kV2Block;
+  void *args[] = {&a};
+  return ex.launch(KernelId::MaterializeV2, grid, block, args);
+}
+
+} // namespace
+
+int32_t materializeV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
+                        int32_t scaleType, int32_t srcLayout, int64_t srcAlign,
+                        int32_t dstLayout, int64_t dstAlign) {
+  const char *entry = ex.entry;
+  if (scaleType < 0 || scaleType >= FP8Q_SCALE_TYPE_COUNT)
+    return fail(entry, FP8Q_ERR_ARG,
+                "scale_type %d is not an fp8q_scale_type (0 = f32, 1 = "
+                "f8E8M0FNU, 2 = f8E4M3FN)",
+                scaleType);
+  if (int32_t s = fp8q::rt::checkScaleLayout(entry, "src_layout", scaleType,
+                                             srcLayout, srcAlign))
+    return s;
+  if (int32_t s = fp8q::rt::checkScaleLayout(entry, "dst_layout", scaleType,
+                                             dstLayout, dstAlign))
+    return s;
+  if (!src)
+    return fail(entry, FP8Q_ERR_NULL,
+                "operand src: descriptor pointer is null");
+  const int64_t M = src->sizes[0], G = src->sizes[1];
+  ScaleView s, d;
+  if (int32_t st =
+          fp8q::rt::checkScaleOperand(entry, "src", src, scaleType, srcLayout,
+                                      srcAlign, M, G, Access::Read, s))
+    return st;
+  if (int32_t st =
+          fp8q::rt::checkScaleOperand(entry, "dst", dst, scaleType, dstLayout,
+                                      dstAlign, M, G, Access::Write, d))
+    return st;
+  const int64_t sBytes = scaleBytes(s), dBytes = scaleBytes(d);
+  DeviceInfo info;
+  ex.add("src", s.base, sBytes, false);
+  ex.add("dst", d.base, dBytes, true);
+  if (int32_t st = ex.prepare(info))
+    return st;
+  const void *sdev = ex.dev(s.base);
+  void *ddev = ex.dev(d.base);
+  if (!bytesOverlap(s.base, sBytes, d.base, dBytes)) {
+    if (int32_t st = launchMaterializeV2(ex, s, sdev, d, ddev))
+      return st;
+    return ex.finish();
+  }
+  // src and dst share bytes (an in-place layout change): through a dense
+  // row-major temporary, as the CPU runtime reads everything first.
+  ScaleView tv = s;
+  tv.layout = FP8Q_LAYOUT_ROW_MAJOR;
+  tv.align = 1;
+  tv.padded = false;
+  tv.s0 = G;
+  tv.s1 = 1;
+  tv.alloc = M * G;
+  void *tmp = nullptr;
+  if (int32_t st = ex.alloc(&tmp, M * G * (int64_t)s.eltSize))
+    return st;
+  int32_t st = launchMaterializeV2(ex, s, sdev, tv, tmp);
+  if (!st)
+    st = launchMaterializeV2(ex, tv, tmp, d, ddev);
+  ex.release(tmp);
+  if (st)
+    return st;
+  return ex.finish();
+}
+
+} // namespace fp8q::hiprt
