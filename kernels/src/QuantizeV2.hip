@@ -167,12 +167,10 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
 }
 
 /// The padding blocks: zero kV2PadPerThread padding elements each (1-byte
-/// scales; only padded layouts have padding of their own). Padding index
-/// i < M * (padG - G) is (i / (padG - G), G + i % (padG - G)); the rest are
-/// the rows M .. padM - 1, all padG columns.
+/// scales; only padded layouts have padding of their own), in the order of
+/// scalePaddingCoord.
 __device__ FP8Q_V2_INLINE void zeroPaddingV2(const QuantV2Args &p) {
-  const int64_t right = p.M * (p.padG - p.G);
-  const int64_t count = right + (p.padM - p.M) * p.padG;
+  const int64_t count = scalePaddingCount(p.M, p.G, p.padM, p.padG);
   const int64_t base =
       (blockIdX() - p.quantBlocks) * (int64_t)kV2Block * kV2PadPerThread +
       threadId();
@@ -182,13 +180,7 @@ __device__ FP8Q_V2_INLINE void zeroPaddingV2(const QuantV2Args &p) {
     if (i >= count)
       break;
     int64_t m, g;
-    if (i < right) {
-      m = i / (p.padG - p.G);
-      g = p.G + i % (p.padG - p.G);
-    } else {
-      m = p.M + (i - right) / p.padG;
-      g = (i - right) % p.padG;
-    }
+    scalePaddingCoord(i, p.M, p.G, p.padM, p.padG, m, g);
     static_cast<uint8_t *>(
         p.scale)[fp8q_scale_offset(p.layout, p.align, p.M, p.G, m, g)] = 0;
   }

@@ -49,6 +49,29 @@ FP8Q_HOSTDEV inline void scalePaddedDomain(int layout, int64_t align, int64_t M,
   }
 }
 
+/// Padding elements of an [M, G] scale in its padded domain [padM, padG].
+FP8Q_HOSTDEV inline int64_t scalePaddingCount(int64_t M, int64_t G,
+                                              int64_t padM, int64_t padG) {
+  return padM * padG - M * G;
+}
+
+/// Padding element i (< scalePaddingCount) as (m, g): first the columns
+/// G .. padG - 1 of rows 0 .. M - 1 (row by row), then the rows M .. padM -
+/// 1 whole.
+FP8Q_HOSTDEV inline void scalePaddingCoord(int64_t i, int64_t M, int64_t G,
+                                           int64_t padM, int64_t padG,
+                                           int64_t &m, int64_t &g) {
+  (void)padM;
+  const int64_t right = M * (padG - G);
+  if (i < right) {
+    m = i / (padG - G);
+    g = G + i % (padG - G);
+  } else {
+    m = M + (i - right) / padG;
+    g = (i - right) % padG;
+  }
+}
+
 /// The four (m, g) of 32-bit word `w` of a padded layout's allocation:
 /// byte k is (m + dm[k], g + dg[k]). pack4 and swizzle_32_4_4 put four
 /// consecutive g of one row in a word (dm = 0, dg = k); cdna4_mx puts

@@ -168,7 +168,7 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   const int64_t groupsPerBlock =
       (int64_t)(kV2Block / a.lanes) * a.groupsPerTeam;
   a.quantBlocks = blocksFor(M * G, groupsPerBlock);
-  const int64_t padding = a.padM * a.padG - M * G;
+  const int64_t padding = scalePaddingCount(M, G, a.padM, a.padG);
   const int64_t padBlocks =
       sv.padded ? blocksFor(padding, (int64_t)kV2Block * kV2PadPerThread) : 0;
   Dim3 grid, block;

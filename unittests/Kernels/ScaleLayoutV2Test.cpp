@@ -1,0 +1,185 @@
+//===- ScaleLayoutV2Test.cpp - The v2 kernels' index math and numerics ----===//
+//
+// The word walk of the padded layouts (scaleWordOf) and the padding walk
+// (scalePaddingCoord) against the shared index map fp8q_scale_offset, and
+// the v2 kernels' one-value quantization (quantizeV2Value, reciprocal path
+// included) against fp8q_q_quantize, the CPU runtime's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q_kernels/ScaleLayoutV2.h"
+#include "fp8q_kernels/QuantizeV2Common.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace fp8q::kern;
+
+namespace {
+
+struct Shape {
+  int layout;
+  int64_t align, M, G;
+};
+
+std::vector<Shape> paddedShapes() {
+  std::vector<Shape> r;
+  for (int64_t M : {1, 3, 16, 31, 33, 129, 300})
+    for (int64_t G : {1, 3, 4, 7, 8, 9, 28}) {
+      for (int64_t a : {1, 4, 16})
+        r.push_back({FP8Q_LAYOUT_COL_MAJOR_PACK4, a, M, G});
+      r.push_back({FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, M, G});
+      r.push_back({FP8Q_LAYOUT_CDNA4_MX, 1, M, G});
+    }
+  return r;
+}
+
+TEST(ScaleLayoutV2, DomainIsTheAllocation) {
+  for (const Shape &s : paddedShapes()) {
+    int64_t pm, pg;
+    scalePaddedDomain(s.layout, s.align, s.M, s.G, pm, pg);
+    EXPECT_GE(pm, s.M);
+    EXPECT_GE(pg, s.G);
+    EXPECT_EQ(pm * pg, fp8q_scale_layout_alloc(s.layout, s.align, s.M, s.G))
+        << fp8q_scale_layout_name(s.layout) << " M=" << s.M << " G=" << s.G;
+    EXPECT_EQ(pm * pg % 4, 0);
+  }
+}
+
+TEST(ScaleLayoutV2, WordsInvertTheIndexMap) {
+  for (const Shape &s : paddedShapes()) {
+    int64_t pm, pg;
+    scalePaddedDomain(s.layout, s.align, s.M, s.G, pm, pg);
+    const int64_t words = pm * pg / 4;
+    for (int64_t w = 0; w < words; ++w) {
+      const ScaleWord sw = scaleWordOf(s.layout, pm, pg, w);
+      for (int k = 0; k < 4; ++k) {
+        const int64_t m = sw.m + sw.dm[k], g = sw.g + sw.dg[k];
+        ASSERT_TRUE(m >= 0 && m < pm && g >= 0 && g < pg)
+            << fp8q_scale_layout_name(s.layout) << " word " << w;
+        ASSERT_EQ(fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g),
+                  4 * w + k)
+            << fp8q_scale_layout_name(s.layout) << " M=" << s.M << " G=" << s.G
+            << " align=" << s.align << " word " << w << " byte " << k;
+      }
+    }
+  }
+}
+
+TEST(ScaleLayoutV2, PaddingWalkCoversExactlyThePadding) {
+  for (const Shape &s : paddedShapes()) {
+    int64_t pm, pg;
+    scalePaddedDomain(s.layout, s.align, s.M, s.G, pm, pg);
+    const int64_t alloc = pm * pg;
+    std::vector<int> hits(alloc, 0);
+    for (int64_t m = 0; m < s.M; ++m)
+      for (int64_t g = 0; g < s.G; ++g)
+        ++hits[fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g)];
+    const int64_t n = scalePaddingCount(s.M, s.G, pm, pg);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t m, g;
+      scalePaddingCoord(i, s.M, s.G, pm, pg, m, g);
+      ASSERT_TRUE(m < pm && g < pg && (m >= s.M || g >= s.G)) << i;
+      ++hits[fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g)];
+    }
+    for (int64_t o = 0; o < alloc; ++o)
+      ASSERT_EQ(hits[o], 1) << fp8q_scale_layout_name(s.layout) << " M=" << s.M
+                            << " G=" << s.G << " byte " << o;
+  }
+}
+
+TEST(ScaleLayoutV2, TeamGeometry) {
+  for (int64_t group = 8; group <= 2048; group += 8) {
+    const int lanes = quantV2Lanes(group);
+    EXPECT_GE(lanes, 1);
+    EXPECT_LE(lanes, kV2MaxLanes);
+    EXPECT_EQ(lanes & (lanes - 1), 0);
+    EXPECT_LE(lanes * kV2Vec, group);
+    EXPECT_TRUE(lanes == kV2MaxLanes || lanes * 2 * kV2Vec > group) << group;
+    EXPECT_EQ(quantV2GroupsPerTeam(group), group == 16 || group == 32 ||
+                                                   group == 64 ||
+                                                   group == 128 || group == 8
+                                               ? 2
+                                               : 1)
+        << group;
+  }
+}
+
+float bitsOf(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/// Values that stress the encoders: random bits of every exponent, zeros,
+/// infinities, NaNs of both signs, rounding midpoints of each format.
+std::vector<float> probeValues() {
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          bitsOf(0x7f800000u),
+                          bitsOf(0xff800000u),
+                          bitsOf(0x7fc00000u),
+                          bitsOf(0xffc00001u),
+                          1.0f,
+                          -2.5f,
+                          5.0f,
+                          0.75f,
+                          0.25f,
+                          1.25f,
+                          448.0f,
+                          464.0f,
+                          57344.0f,
+                          61440.0f,
+                          6.0f,
+                          7.0f,
+                          1e-30f,
+                          -1e-42f};
+  std::mt19937 rng(3);
+  for (int i = 0; i < 20000; ++i)
+    v.push_back(bitsOf((uint32_t)rng()));
+  return v;
+}
+
+template <int QT> void checkValues(float divisor, bool pow2) {
+  const float rcp = pow2 ? 1.0f / divisor : 0.0f;
+  for (float x : probeValues())
+    ASSERT_EQ(quantizeV2Value<QT>(x, divisor, rcp, pow2),
+              fp8q_q_quantize(x, divisor, QT))
+        << "q_type " << QT << " x bits " << std::hex << fp8q_f32_bits(x)
+        << " divisor " << divisor;
+}
+
+template <int QT> void checkAllDivisors() {
+  // Every power of two the pow2 rules give, through the reciprocal.
+  for (int e = FP8Q_E8M0_MIN_EXP; e <= FP8Q_E8M0_MAX_EXP; e += 3)
+    checkValues<QT>(fp8q_pow2f(e), true);
+  checkValues<QT>(fp8q_pow2f(FP8Q_E8M0_MAX_EXP), true);
+  checkValues<QT>(fp8q_pow2f(FP8Q_E8M0_MIN_EXP), true);
+  // Exact and NVFP4 divisors, an infinite exact scale, a zero e4m3 scale.
+  for (float d : {1e-10f / 448.0f, 0.37f, 3.0f / 448.0f, 1234.5f,
+                  bitsOf(0x7f800000u), 0.0f})
+    checkValues<QT>(d, false);
+}
+
+TEST(QuantizeV2Value, MatchesTheCpuRuntime) {
+  checkAllDivisors<FP8Q_Q_F8E4M3FN>();
+  checkAllDivisors<FP8Q_Q_F8E4M3FNUZ>();
+  checkAllDivisors<FP8Q_Q_F8E5M2>();
+  checkAllDivisors<FP8Q_Q_F4E2M1FN>();
+}
+
+TEST(QuantizeV2Value, NaNRulesOfX86) {
+  // The GPU's canonical NaN is positive; the kernels must not depend on
+  // it: a NaN x keeps its sign, inf * 0 and inf / inf are negative NaNs.
+  const float nNaN = bitsOf(0xffc00000u), inf = bitsOf(0x7f800000u);
+  EXPECT_EQ(quantizeV2Value<FP8Q_Q_F8E5M2>(nNaN, 1.0f, 1.0f, true), 0xFE);
+  EXPECT_EQ(quantizeV2Value<FP8Q_Q_F8E4M3FN>(inf, 0.0f, 0.0f, false), 0xFF);
+  EXPECT_EQ(quantizeV2Value<FP8Q_Q_F8E4M3FN>(inf, inf, 0.0f, false), 0xFF);
+  EXPECT_EQ(quantizeV2Value<FP8Q_Q_F8E4M3FN>(-1.0f, inf, 0.0f, false), 0x80);
+  EXPECT_EQ(quantizeV2Value<FP8Q_Q_F4E2M1FN>(nNaN, 2.0f, 0.5f, true), 0x7);
+}
+
+} // namespace
