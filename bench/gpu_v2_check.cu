@@ -1,0 +1,584 @@
+//===- gpu_v2_check.cu - The v2 device entry points on an NVIDIA GPU ------===//
+//
+// Built and run by bench/v2_kernels_h200.sh. Without flags: every
+// _mlir_ciface_fp8q_rt_device_quantize_v2_T (bf16 / f16 / f32 x every
+// format x every scale layout x ragged M) and
+// _mlir_ciface_fp8q_rt_device_materialize_v2 (every pair of layouts) on
+// device buffers and a non-default stream, compared byte for byte with the
+// CPU runtime (libfp8q_runtime_cpu.so, dlopen'ed) on the same inputs:
+// NaN, inf, zero and subnormal groups included, every buffer prefilled with
+// the same garbage so that padding zeroed and bytes left alone are both
+// checked; plus the descriptor convention (a padded buffer passed as
+// row_major is rejected). Prints FAIL lines, then "v2 check: N PASS, M
+// FAIL". `--bench`: GB/s of each format x layout at M = 16384, K = 7168
+// against a device-to-device copy of the same bytes in the same run, the
+// time per call at M = 1, 16, 64 against an empty kernel, and
+// materialize_v2 against a copy.
+// Arguments: DIR (with libfp8q_runtime_cpu.so) [--bench].
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8q/Runtime/fp8q_formats.h"
+#include "fp8q/Runtime/fp8q_numerics.h"
+#include "fp8q/Runtime/fp8q_runtime.h"
+#include "fp8q/Runtime/fp8q_scale_layouts.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CK(x)                                                                  \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x,                    \
+             cudaGetErrorString(e_));                                          \
+      exit(2);                                                                 \
+    }                                                                          \
+  } while (0)
+
+int passes = 0, failures = 0;
+void report(bool ok, const std::string &what) {
+  if (ok) {
+    ++passes;
+    return;
+  }
+  ++failures;
+  if (failures <= 60)
+    printf("FAIL %s\n", what.c_str());
+}
+
+typedef int32_t (*QuantV2Fn)(fp8q_memref_2d *, fp8q_memref_2d *,
+                             fp8q_memref_2d *, fp8q_memref_0d *, int64_t,
+                             int32_t, int32_t, int32_t, int32_t, int64_t);
+typedef int32_t (*DevQuantV2Fn)(fp8q_memref_2d *, fp8q_memref_2d *,
+                                fp8q_memref_2d *, fp8q_memref_0d *, int64_t,
+                                int32_t, int32_t, int32_t, int32_t, int64_t,
+                                void *);
+typedef int32_t (*MatV2Fn)(fp8q_memref_2d *, fp8q_memref_2d *, int32_t, int32_t,
+                           int64_t, int32_t, int64_t);
+
+QuantV2Fn cpuQuant[3];
+MatV2Fn cpuMat;
+const DevQuantV2Fn devQuant[3] = {_mlir_ciface_fp8q_rt_device_quantize_v2_bf16,
+                                  _mlir_ciface_fp8q_rt_device_quantize_v2_f16,
+                                  _mlir_ciface_fp8q_rt_device_quantize_v2_f32};
+const char *const actName[3] = {"bf16", "f16", "f32"};
+cudaStream_t stream;
+
+/// A v2 format: q type, scale type, rounding, group.
+struct Format {
+  const char *name;
+  int32_t q, s, r;
+  int64_t group;
+};
+const Format kFormats[] = {
+    {"fp8-1x128-exact", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F32, FP8Q_ROUND_EXACT, 128},
+    {"fp8fnuz-1x128-exact", FP8Q_Q_F8E4M3FNUZ, FP8Q_SCALE_F32, FP8Q_ROUND_EXACT,
+     128},
+    {"fp8-1x128-pow2-f32", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F32,
+     FP8Q_ROUND_POW2_CEIL, 128},
+    {"fp8-1x128-ue8m0", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU,
+     FP8Q_ROUND_POW2_CEIL, 128},
+    {"fp8-1x24-exact", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F32, FP8Q_ROUND_EXACT, 24},
+    {"mxfp8-e4m3-ceil", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU,
+     FP8Q_ROUND_POW2_CEIL, 32},
+    {"mxfp8-e4m3-floor", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU,
+     FP8Q_ROUND_POW2_FLOOR, 32},
+    {"mxfp8-e5m2-ceil", FP8Q_Q_F8E5M2, FP8Q_SCALE_F8E8M0FNU,
+     FP8Q_ROUND_POW2_CEIL, 32},
+    {"mxfp8-e5m2-floor", FP8Q_Q_F8E5M2, FP8Q_SCALE_F8E8M0FNU,
+     FP8Q_ROUND_POW2_FLOOR, 32},
+    {"mxfp4-ceil", FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E8M0FNU, FP8Q_ROUND_POW2_CEIL,
+     32},
+    {"mxfp4-floor", FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E8M0FNU,
+     FP8Q_ROUND_POW2_FLOOR, 32},
+    {"nvfp4", FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E4M3FN, FP8Q_ROUND_E4M3, 16},
+    {"e5m2-1x64-exact", FP8Q_Q_F8E5M2, FP8Q_SCALE_F32, FP8Q_ROUND_EXACT, 64},
+};
+
+/// A scale layout and its align.
+struct Layout {
+  int32_t layout;
+  int64_t align;
+};
+const Layout kLayouts[] = {
+    {FP8Q_LAYOUT_ROW_MAJOR, 1},       {FP8Q_LAYOUT_COL_MAJOR, 1},
+    {FP8Q_LAYOUT_COL_MAJOR, 4},       {FP8Q_LAYOUT_COL_MAJOR_PACK4, 1},
+    {FP8Q_LAYOUT_COL_MAJOR_PACK4, 4}, {FP8Q_LAYOUT_SWIZZLE_32_4_4, 1},
+    {FP8Q_LAYOUT_CDNA4_MX, 1}};
+
+std::string layoutName(const Layout &l) {
+  std::string n = fp8q_scale_layout_name(l.layout);
+  if (fp8q_scale_layout_has_align(l.layout) && l.align != 1)
+    n += " align " + std::to_string(l.align);
+  return n;
+}
+
+/// Elements a scale buffer needs (strided: the layout's allocation, which
+/// covers its span; padded: the allocation).
+int64_t scaleElems(const Layout &l, int64_t M, int64_t G) {
+  return fp8q_scale_layout_alloc(l.layout, l.align, M, G);
+}
+
+/// The v2 scale descriptor of a buffer in layout l.
+fp8q_memref_2d scaleDesc(void *p, const Layout &l, int64_t M, int64_t G) {
+  int64_t s0 = 0, s1 = 0;
+  fp8q_scale_layout_strides(l.layout, l.align, M, G, &s0, &s1);
+  return fp8q_memref_2d{p, p, 0, {M, G}, {s0, s1}};
+}
+
+fp8q_memref_2d md(void *p, int64_t r, int64_t c, int64_t s0) {
+  return fp8q_memref_2d{p, p, 0, {r, c}, {s0, 1}};
+}
+
+float bitsF(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+std::mt19937 rng(11);
+
+/// x [M, K] as fp32, with the special groups: NaN, inf, all-zero, tiny
+/// (subnormal after scaling), huge, negative zero.
+std::vector<float> makeInput(int64_t M, int64_t K, int64_t group) {
+  std::normal_distribution<float> n(0.f, 1.f);
+  std::vector<float> x(M * K);
+  for (int64_t i = 0; i < M * K; ++i)
+    x[i] = n(rng) * (i % 53 == 0 ? 40.f : 1.f);
+  const int64_t G = K / group;
+  for (int64_t m = 0; m < M; ++m) {
+    float *row = x.data() + m * K;
+    const int64_t g = m % G;
+    float *grp = row + g * group;
+    switch (m % 8) {
+    case 1:
+      grp[group / 3] = bitsF(m & 8 ? 0xffc00000u : 0x7fc00000u); // NaN
+      break;
+    case 2:
+      for (int64_t i = 0; i < group; ++i)
+        grp[i] = (i & 1) ? -0.0f : 0.0f;
+      break;
+    case 3:
+      grp[1] = bitsF(m & 8 ? 0xff800000u : 0x7f800000u); // +-inf
+      break;
+    case 4:
+      for (int64_t i = 0; i < group; ++i)
+        grp[i] *= 1e-38f; // subnormal f32 (f16 / bf16: zero or tiny)
+      break;
+    case 5:
+      for (int64_t i = 0; i < group; ++i)
+        grp[i] *= 6e4f;
+      grp[0] = bitsF(0x7fc00000u);
+      grp[2] = bitsF(0xff800000u);
+      break;
+    default:
+      break;
+    }
+  }
+  return x;
+}
+
+/// x as bytes of activation type t (0 bf16, 1 f16, 2 f32).
+std::vector<uint8_t> toAct(const std::vector<float> &x, int t) {
+  const size_t es = t == 2 ? 4 : 2;
+  std::vector<uint8_t> b(x.size() * es);
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (t == 2) {
+      memcpy(&b[i * 4], &x[i], 4);
+    } else {
+      uint16_t h = t == 0 ? fp8q_f32_to_bf16(x[i]) : fp8q_f32_to_f16(x[i]);
+      memcpy(&b[i * 2], &h, 2);
+    }
+  }
+  return b;
+}
+
+void *devAlloc(size_t bytes) {
+  void *p = nullptr;
+  CK(cudaMalloc(&p, bytes + 64));
+  return p;
+}
+
+void up(void *d, const std::vector<uint8_t> &h) {
+  CK(cudaMemcpyAsync(d, h.data(), h.size(), cudaMemcpyHostToDevice, stream));
+}
+std::vector<uint8_t> down(const void *d, size_t n) {
+  std::vector<uint8_t> h(n);
+  CK(cudaMemcpyAsync(h.data(), d, n, cudaMemcpyDeviceToHost, stream));
+  CK(cudaStreamSynchronize(stream));
+  return h;
+}
+
+std::string firstDiff(const std::vector<uint8_t> &a,
+                      const std::vector<uint8_t> &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) {
+      char buf[96];
+      snprintf(buf, sizeof buf,
+               " (first difference at byte %zu: gpu %02x cpu "
+               "%02x)",
+               i, a[i], b[i]);
+      return buf;
+    }
+  return "";
+}
+
+/// One quantize_v2 case on both runtimes.
+void checkQuant(int t, const Format &f, const Layout &l, int64_t M, int64_t K) {
+  const int64_t G = K / f.group;
+  const bool fp4 = f.q == FP8Q_Q_F4E2M1FN;
+  const int64_t qCols = fp4 ? K / 2 : K;
+  const size_t sElt = f.s == FP8Q_SCALE_F32 ? 4 : 1;
+  const size_t sBytes = scaleElems(l, M, G) * sElt;
+  std::vector<uint8_t> x = toAct(makeInput(M, K, f.group), t);
+  std::vector<uint8_t> qc(M * qCols, 0xA5), sc(sBytes, 0x5B);
+  float global = 0.0371f;
+  void *dx = devAlloc(x.size()), *dq = devAlloc(qc.size()),
+       *ds = devAlloc(sc.size()), *dg = devAlloc(4);
+  up(dx, x);
+  up(dq, qc);
+  up(ds, sc);
+  CK(cudaMemcpyAsync(dg, &global, 4, cudaMemcpyHostToDevice, stream));
+  const int64_t es = t == 2 ? 4 : 2;
+  fp8q_memref_2d xh = md(x.data(), M, K, K),
+                 qh = md(qc.data(), M, qCols, qCols);
+  fp8q_memref_2d sh = scaleDesc(sc.data(), l, M, G);
+  fp8q_memref_0d gh{&global, &global, 0};
+  fp8q_memref_2d xd = md(dx, M, K, K), qd = md(dq, M, qCols, qCols);
+  fp8q_memref_2d sd = scaleDesc(ds, l, M, G);
+  fp8q_memref_0d gd{dg, dg, 0};
+  (void)es;
+  char what[200];
+  snprintf(what, sizeof what, "quantize_v2_%s %s %s M=%lld K=%lld", actName[t],
+           f.name, layoutName(l).c_str(), (long long)M, (long long)K);
+  int32_t cs = cpuQuant[t](&xh, &qh, &sh, &gh, f.group, f.q, f.s, f.r, l.layout,
+                           l.align);
+  int32_t gs = devQuant[t](&xd, &qd, &sd, &gd, f.group, f.q, f.s, f.r, l.layout,
+                           l.align, stream);
+  if (cs != 0 || gs != 0) {
+    report(false, std::string(what) + ": status cpu " + std::to_string(cs) +
+                      " gpu " + std::to_string(gs));
+    fp8q_device_clear_error();
+  } else {
+    std::vector<uint8_t> qg = down(dq, qc.size()), sg = down(ds, sc.size());
+    report(qg == qc, std::string(what) + ": q" + firstDiff(qg, qc));
+    report(sg == sc, std::string(what) + ": scale" + firstDiff(sg, sc));
+  }
+  CK(cudaFree(dx));
+  CK(cudaFree(dq));
+  CK(cudaFree(ds));
+  CK(cudaFree(dg));
+}
+
+/// Random scale bytes of scale type s in layout l (NaN e8m0 bytes too).
+std::vector<uint8_t> randomScale(int32_t s, size_t bytes) {
+  std::vector<uint8_t> b(bytes);
+  for (auto &v : b)
+    v = (uint8_t)rng();
+  (void)s;
+  return b;
+}
+
+void checkMaterialize(int32_t st, const Layout &a, const Layout &b, int64_t M,
+                      int64_t G, bool inPlace) {
+  const size_t elt = st == FP8Q_SCALE_F32 ? 4 : 1;
+  const size_t sb = scaleElems(a, M, G) * elt, db = scaleElems(b, M, G) * elt;
+  const size_t big = sb > db ? sb : db;
+  std::vector<uint8_t> hs = randomScale(st, inPlace ? big : sb);
+  std::vector<uint8_t> hd(inPlace ? 0 : db, 0x3C);
+  void *ds = devAlloc(hs.size()), *dd = inPlace ? ds : devAlloc(hd.size());
+  up(ds, hs);
+  if (!inPlace)
+    up(dd, hd);
+  std::vector<uint8_t> cpuSrc = hs;
+  fp8q_memref_2d sh = scaleDesc(cpuSrc.data(), a, M, G);
+  fp8q_memref_2d dh = scaleDesc(inPlace ? cpuSrc.data() : hd.data(), b, M, G);
+  fp8q_memref_2d sd = scaleDesc(ds, a, M, G), ddsc = scaleDesc(dd, b, M, G);
+  char what[200];
+  snprintf(what, sizeof what, "materialize_v2 %s %s -> %s M=%lld G=%lld%s",
+           st == FP8Q_SCALE_F32 ? "f32" : "e8m0", layoutName(a).c_str(),
+           layoutName(b).c_str(), (long long)M, (long long)G,
+           inPlace ? " in place" : "");
+  int32_t cs = cpuMat(&sh, &dh, st, a.layout, a.align, b.layout, b.align);
+  int32_t gs = _mlir_ciface_fp8q_rt_device_materialize_v2(
+      &sd, &ddsc, st, a.layout, a.align, b.layout, b.align, stream);
+  if (cs != 0 || gs != 0) {
+    report(false, std::string(what) + ": status cpu " + std::to_string(cs) +
+                      " gpu " + std::to_string(gs));
+    fp8q_device_clear_error();
+  } else {
+    const std::vector<uint8_t> &want = inPlace ? cpuSrc : hd;
+    std::vector<uint8_t> got = down(dd, want.size());
+    report(got == want, std::string(what) + firstDiff(got, want));
+  }
+  CK(cudaFree(ds));
+  if (!inPlace)
+    CK(cudaFree(dd));
+}
+
+/// The descriptor convention: a padded buffer where row_major is declared
+/// (and the reverse) is rejected, sticky, and nothing is written.
+void checkRejections() {
+  const int64_t M = 16, K = 256, G = K / 32;
+  void *dx = devAlloc(M * K * 2), *dq = devAlloc(M * K),
+       *ds = devAlloc(fp8q_scale_layout_alloc(FP8Q_LAYOUT_CDNA4_MX, 1, M, G));
+  CK(cudaMemsetAsync(dx, 0, M * K * 2, stream));
+  fp8q_memref_2d x = md(dx, M, K, K), q = md(dq, M, K, K);
+  fp8q_memref_2d padded{ds, ds, 0, {M, G}, {0, 0}};
+  fp8q_memref_2d rowMajor{ds, ds, 0, {M, G}, {G, 1}};
+  int32_t s1 = _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
+      &x, &q, &padded, nullptr, 32, FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU,
+      FP8Q_ROUND_POW2_CEIL, FP8Q_LAYOUT_ROW_MAJOR, 1, stream);
+  report(s1 == FP8Q_ERR_LAYOUT && fp8q_device_status() == FP8Q_ERR_LAYOUT,
+         "padded buffer declared row_major is rejected (status " +
+             std::to_string(s1) + ")");
+  fp8q_device_clear_error();
+  int32_t s2 = _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
+      &x, &q, &rowMajor, nullptr, 32, FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU,
+      FP8Q_ROUND_POW2_CEIL, FP8Q_LAYOUT_CDNA4_MX, 1, stream);
+  report(s2 == FP8Q_ERR_LAYOUT, "row-major buffer declared cdna4_mx is "
+                                "rejected (status " +
+                                    std::to_string(s2) + ")");
+  fp8q_device_clear_error();
+  std::vector<uint8_t> hx(M * K * 2);
+  fp8q_memref_2d hostX = md(hx.data(), M, K, K);
+  int32_t s3 = _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
+      &hostX, &q, &padded, nullptr, 32, FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU,
+      FP8Q_ROUND_POW2_CEIL, FP8Q_LAYOUT_CDNA4_MX, 1, stream);
+  report(s3 == FP8Q_ERR_DEVICE, "host x is rejected by the device ABI "
+                                "(status " +
+                                    std::to_string(s3) + ")");
+  fp8q_device_clear_error();
+  CK(cudaFree(dx));
+  CK(cudaFree(dq));
+  CK(cudaFree(ds));
+}
+
+int runChecks() {
+  const int64_t Ms[] = {1, 3, 16, 129, 300};
+  for (int t = 0; t < 3; ++t)
+    for (const Format &f : kFormats)
+      for (const Layout &l : kLayouts) {
+        if (f.s == FP8Q_SCALE_F32 && fp8q_scale_layout_bytes_only(l.layout))
+          continue;
+        for (int64_t M : Ms) {
+          // G = 3 (ragged for every padded layout) and a wider row.
+          checkQuant(t, f, l, M, 3 * f.group);
+          checkQuant(t, f, l, M, f.group * (f.group <= 32 ? 56 : 9));
+        }
+      }
+  for (int32_t st : {FP8Q_SCALE_F32, FP8Q_SCALE_F8E8M0FNU})
+    for (const Layout &a : kLayouts)
+      for (const Layout &b : kLayouts) {
+        if (st == FP8Q_SCALE_F32 && (fp8q_scale_layout_bytes_only(a.layout) ||
+                                     fp8q_scale_layout_bytes_only(b.layout)))
+          continue;
+        for (int64_t M : {1, 3, 129, 300})
+          for (int64_t G : {1, 7, 56})
+            checkMaterialize(st, a, b, M, G, false);
+        checkMaterialize(st, a, b, 33, 9, true);
+      }
+  checkRejections();
+  printf("v2 check: %d PASS, %d FAIL\n", passes, failures);
+  return failures ? 1 : 0;
+}
+
+__global__ void emptyKernel() {}
+
+/// Median-free timing: average of `iters` back-to-back calls after a
+/// warm-up, in microseconds.
+template <class F> float timeUs(F call, int iters) {
+  for (int i = 0; i < 3; ++i)
+    call();
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a, stream));
+  for (int i = 0; i < iters; ++i)
+    call();
+  CK(cudaEventRecord(b, stream));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms * 1000.f / iters;
+}
+
+int runBench() {
+  const int64_t M = 16384, K = 7168;
+  const size_t xBytes = M * K * 2;
+  void *dx = devAlloc(xBytes), *dq = devAlloc(M * K),
+       *ds = devAlloc(
+           fp8q_scale_layout_alloc(FP8Q_LAYOUT_CDNA4_MX, 1, M, K / 16) * 4),
+       *dg = devAlloc(4), *dcopy = devAlloc(xBytes * 2);
+  std::vector<uint8_t> hx = toAct(makeInput(64, K, 128), 0);
+  for (int64_t r = 0; r < M; r += 64)
+    CK(cudaMemcpyAsync((char *)dx + r * K * 2, hx.data(), hx.size(),
+                       cudaMemcpyHostToDevice, stream));
+  const float global = 0.0371f;
+  CK(cudaMemcpyAsync(dg, &global, 4, cudaMemcpyHostToDevice, stream));
+  fp8q_memref_0d gd{dg, dg, 0};
+  printf("quantize_v2 bf16, M = %lld, K = %lld (GB/s = (x + q + scale "
+         "allocation bytes) / time; copy = cudaMemcpyAsync D2D of half those "
+         "bytes, read + written)\n",
+         (long long)M, (long long)K);
+  printf("%-20s %-22s %9s %9s %9s %7s\n", "format", "layout", "us", "GB/s",
+         "copy GB/s", "ratio");
+  for (const Format &f : kFormats) {
+    if (f.group == 24)
+      continue;
+    for (const Layout &l : kLayouts) {
+      if (f.s == FP8Q_SCALE_F32 && fp8q_scale_layout_bytes_only(l.layout))
+        continue;
+      if (l.align != 1)
+        continue;
+      const int64_t G = K / f.group;
+      const bool fp4 = f.q == FP8Q_Q_F4E2M1FN;
+      const int64_t qCols = fp4 ? K / 2 : K;
+      const size_t sBytes =
+          scaleElems(l, M, G) * (f.s == FP8Q_SCALE_F32 ? 4 : 1);
+      fp8q_memref_2d x = md(dx, M, K, K), q = md(dq, M, qCols, qCols);
+      fp8q_memref_2d s = scaleDesc(ds, l, M, G);
+      const float us = timeUs(
+          [&] {
+            _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
+                &x, &q, &s, &gd, f.group, f.q, f.s, f.r, l.layout, l.align,
+                stream);
+          },
+          20);
+      const size_t total = xBytes + M * qCols + sBytes;
+      const size_t half = total / 2;
+      const float cus = timeUs(
+          [&] {
+            CK(cudaMemcpyAsync(dcopy, (char *)dcopy + half, half,
+                               cudaMemcpyDeviceToDevice, stream));
+          },
+          20);
+      const double gbs = total / (us * 1e3), cgbs = 2.0 * half / (cus * 1e3);
+      printf("%-20s %-22s %9.1f %9.0f %9.0f %6.0f%%\n", f.name,
+             layoutName(l).c_str(), us, gbs, cgbs, 100.0 * gbs / cgbs);
+    }
+  }
+  if (fp8q_device_status()) {
+    printf("FAIL bench: sticky error %s\n", fp8q_device_last_error());
+    return 1;
+  }
+  printf("\nquantize_v2 bf16 at small M: device time per call (200 calls "
+         "back to back) against an empty kernel launch\n");
+  const float empty = timeUs([&] { emptyKernel<<<1, 32, 0, stream>>>(); }, 200);
+  printf("empty kernel: %.2f us\n", empty);
+  printf("%-20s %-22s %8s %8s %8s\n", "format", "layout", "M=1", "M=16",
+         "M=64");
+  for (const Format &f : kFormats) {
+    if (f.group == 24)
+      continue;
+    for (const Layout &l : kLayouts) {
+      if ((f.s == FP8Q_SCALE_F32 && fp8q_scale_layout_bytes_only(l.layout)) ||
+          l.align != 1)
+        continue;
+      printf("%-20s %-22s", f.name, layoutName(l).c_str());
+      for (int64_t m : {1, 16, 64}) {
+        const int64_t G = K / f.group;
+        const int64_t qCols = f.q == FP8Q_Q_F4E2M1FN ? K / 2 : K;
+        fp8q_memref_2d x = md(dx, m, K, K), q = md(dq, m, qCols, qCols);
+        fp8q_memref_2d s = scaleDesc(ds, l, m, G);
+        printf(" %8.2f", timeUs(
+                             [&] {
+                               _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
+                                   &x, &q, &s, &gd, f.group, f.q, f.s, f.r,
+                                   l.layout, l.align, stream);
+                             },
+                             200));
+      }
+      printf("\n");
+    }
+  }
+  printf("\nmaterialize_v2 e8m0 [16384, 224] (1x32 groups of K = 7168) and f32 "
+         "[16384, 56]: GB/s = (src + dst allocation bytes) / time, copy = "
+         "D2D of the dst bytes\n");
+  printf("%-22s %-22s %9s %9s %9s %7s\n", "src", "dst", "us", "GB/s",
+         "copy GB/s", "ratio");
+  void *dsrc =
+      devAlloc(fp8q_scale_layout_alloc(FP8Q_LAYOUT_CDNA4_MX, 1, M, 224) * 4);
+  CK(cudaMemsetAsync(dsrc, 0x41, M * 224 * 4, stream));
+  for (int32_t st : {FP8Q_SCALE_F8E8M0FNU, FP8Q_SCALE_F32})
+    for (const Layout &a : kLayouts)
+      for (const Layout &b : kLayouts) {
+        const int64_t G = st == FP8Q_SCALE_F32 ? 56 : 224;
+        const size_t elt = st == FP8Q_SCALE_F32 ? 4 : 1;
+        if (a.align != 1 || b.align != 1 || a.layout == b.layout)
+          continue;
+        if (st == FP8Q_SCALE_F32 && (fp8q_scale_layout_bytes_only(a.layout) ||
+                                     fp8q_scale_layout_bytes_only(b.layout)))
+          continue;
+        if (st != FP8Q_SCALE_F32 && a.layout != FP8Q_LAYOUT_ROW_MAJOR &&
+            b.layout != FP8Q_LAYOUT_ROW_MAJOR)
+          continue;
+        fp8q_memref_2d s = scaleDesc(dsrc, a, M, G), d = scaleDesc(ds, b, M, G);
+        const float us = timeUs(
+            [&] {
+              _mlir_ciface_fp8q_rt_device_materialize_v2(
+                  &s, &d, st, a.layout, a.align, b.layout, b.align, stream);
+            },
+            50);
+        const size_t sb = scaleElems(a, M, G) * elt,
+                     db = scaleElems(b, M, G) * elt;
+        const float cus = timeUs(
+            [&] {
+              CK(cudaMemcpyAsync(dcopy, dsrc, db, cudaMemcpyDeviceToDevice,
+                                 stream));
+            },
+            50);
+        const double gbs = (sb + db) / (us * 1e3),
+                     cgbs = 2.0 * db / (cus * 1e3);
+        printf("%-22s %-22s %9.2f %9.0f %9.0f %6.0f%%\n",
+               (std::string(st == FP8Q_SCALE_F32 ? "f32 " : "e8m0 ") +
+                layoutName(a))
+                   .c_str(),
+               layoutName(b).c_str(), us, gbs, cgbs, 100.0 * gbs / cgbs);
+      }
+  if (fp8q_device_status()) {
+    printf("FAIL bench: sticky error %s\n", fp8q_device_last_error());
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: gpu_v2_check DIR [--bench]\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  void *h =
+      dlopen((dir + "/libfp8q_runtime_cpu.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    printf("FAIL dlopen CPU runtime: %s\n", dlerror());
+    return 2;
+  }
+  const char *qn[3] = {"fp8q_quantize_v2_bf16", "fp8q_quantize_v2_f16",
+                       "fp8q_quantize_v2_f32"};
+  for (int t = 0; t < 3; ++t)
+    cpuQuant[t] = (QuantV2Fn)dlsym(h, qn[t]);
+  cpuMat = (MatV2Fn)dlsym(h, "fp8q_materialize_v2");
+  if (!cpuQuant[0] || !cpuQuant[1] || !cpuQuant[2] || !cpuMat) {
+    printf("FAIL the CPU runtime lacks the v2 entry points\n");
+    return 2;
+  }
+  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const bool bench = argc > 2 && std::string(argv[2]) == "--bench";
+  return bench ? runBench() : runChecks();
+}
