@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Target/KernelContracts.h"
 #include "fp8q/Transforms/Passes.h"
 #include "fp8q/Transforms/PropagateScaleLayout.h"
@@ -412,6 +413,10 @@ private:
 class PropagateRandomTest : public ::testing::TestWithParam<unsigned> {
 protected:
   PropagateRandomTest() {
+    // The carrier models, as registerFp8qDialects adds them.
+    DialectRegistry registry;
+    fp8q::registerScaleLayoutCarrierExternalModels(registry);
+    ctx.appendDialectRegistry(registry);
     ctx.loadDialect<fp8q::Fp8qDialect, func::FuncDialect, scf::SCFDialect,
                     arith::ArithDialect, tensor::TensorDialect>();
     ctx.allowUnregisteredDialects();

@@ -8,6 +8,7 @@
 
 #include "fp8q/Transforms/PropagateScaleLayout.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Transforms/ScaleLayoutSolver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,6 +29,10 @@ namespace {
 class PropagateCountsTest : public ::testing::Test {
 protected:
   PropagateCountsTest() {
+    // The carrier models, as registerFp8qDialects adds them.
+    DialectRegistry registry;
+    fp8q::registerScaleLayoutCarrierExternalModels(registry);
+    ctx.appendDialectRegistry(registry);
     ctx.loadDialect<fp8q::Fp8qDialect, func::FuncDialect, scf::SCFDialect,
                     arith::ArithDialect, tensor::TensorDialect>();
     ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
