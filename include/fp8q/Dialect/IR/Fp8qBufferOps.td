@@ -65,7 +65,7 @@ def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize",
                        Arg<Fp8q_QMemRef, "quantized output", [MemWrite]>:$q,
                        Arg<Fp8q_AnyScaleMemRef, "scale output", [MemWrite]>:
                            $scale,
-                       DefaultValuedAttr<I64Attr, "128">:$group_size,
+                       DefaultValuedAttr<I64Attr, "FP8Q_SCALE_BLOCK">:$group_size,
                        OptionalAttr<Fp8q_ScaleRoundingAttr>:$scale_rounding);
   let assemblyFormat = [{
     $x (`silu_gate` `(` $silu_gate^ `:` type($silu_gate) `)`)?
@@ -105,7 +105,7 @@ def Fp8q_BufferRmsNormQuantizeOp : Fp8q_BufferOp<"rms_norm_quantize",
       Arg<Optional<Fp8q_ActMemRef>, "x + residual output", [MemWrite]>:
           $residual_sum,
       DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
-      DefaultValuedAttr<I64Attr, "128">:$group_size);
+      DefaultValuedAttr<I64Attr, "FP8Q_SCALE_BLOCK">:$group_size);
   let assemblyFormat = [{
     $x `,` $gamma `,` $q `,` $scale (`,` $unquantized^)?
     (`residual` `(` $residual^ `:` type($residual) `->` $residual_sum `:`
