@@ -9,6 +9,9 @@
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/Support/Diagnostics.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Bufferize.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -41,9 +44,10 @@ void markPublicArgumentsReadOnly(ModuleOp module) {
   }
 }
 
-/// Returns what makes `type` one of SPEC v2's formats or padded layouts,
-/// or an empty string for a v1 type.
-std::string describeV2(Type type) {
+/// What makes a tensor type storage that only fp8q ops can address: a
+/// padded (SPEC v2) scale layout, or f4E2M1FN elements (packed two per
+/// byte; a memref element access reads one per byte). Empty otherwise.
+std::string describeFp8qOnlyStorage(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return {};
@@ -51,43 +55,45 @@ std::string describeV2(Type type) {
   llvm::raw_string_ostream os(text);
   if (auto layout = dyn_cast_or_null<fp8q::LayoutAttr>(tensor.getEncoding());
       layout && !layout.isStrided())
-    os << "scale layout " << layout;
-  else if (isa<Float8E5M2Type, Float4E2M1FNType, Float8E8M0FNUType>(
-               tensor.getElementType()))
-    os << "element type " << tensor.getElementType();
+    os << "a scale in the padded layout " << layout
+       << " (it has no strided form)";
+  else if (isa<Float4E2M1FNType>(tensor.getElementType()))
+    os << "an f4E2M1FN tensor (packed two values per byte)";
   return text;
 }
 
-/// SPEC v2's formats and padded layouts are not lowered yet (a strided
-/// memref cannot express the padded layouts; their flat-buffer lowering
-/// is separate work): reject them at their location rather than let the
-/// strided type mapping misread them. Checks fp8q ops and the signatures
-/// of functions.
-LogicalResult rejectV2Layouts(ModuleOp module) {
+/// True for the ops that may produce or use a padded scale: fp8q's own
+/// ops (they read and write it through its index map), and ops that only
+/// pass a value along (function boundaries, structured control flow).
+/// Anything else would bufferize to a strided view of a buffer that has no
+/// strided form (a slice, a copy, an elementwise op) and misread it.
+bool carriesPaddedScale(Operation *op) {
+  return isa<fp8q::Fp8qDialect>(op->getDialect()) ||
+         isa<func::CallOp, func::ReturnOp, scf::YieldOp, scf::ForOp,
+             scf::IfOp, scf::WhileOp, scf::ConditionOp>(op);
+}
+
+/// Rejects, at their location, ops that produce or use a tensor in a
+/// padded scale layout or of f4E2M1FN and are not fp8q ops or mere
+/// carriers.
+LogicalResult rejectUncarriedPaddedScales(ModuleOp module) {
   bool failed = false;
-  auto check = [&](Operation *op, Type type, StringRef what) {
-    std::string v2 = describeV2(type);
-    if (v2.empty() || failed)
-      return;
-    op->emitOpError() << what << " has SPEC v2 " << v2
-                      << ", and v2 formats and scale layouts are not lowered "
-                         "yet: --fp8q-bufferize handles row_major / col_major "
-                         "f32 scales with f8E4M3FN / f8E4M3FNUZ data only";
-    failed = true;
-  };
   module.walk([&](Operation *op) {
-    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
-      for (Type type : func.getArgumentTypes())
-        check(op, type, "an argument");
-      for (Type type : func.getResultTypes())
-        check(op, type, "a result");
-    }
-    if (!isa<fp8q::Fp8qDialect>(op->getDialect()))
+    if (failed || carriesPaddedScale(op) || isa<func::FuncOp>(op))
       return;
-    for (Type type : op->getOperandTypes())
-      check(op, type, "an operand");
-    for (Type type : op->getResultTypes())
-      check(op, type, "a result");
+    for (Value value : llvm::concat<Value>(op->getOperands(),
+                                           op->getResults())) {
+      std::string what = describeFp8qOnlyStorage(value.getType());
+      if (what.empty())
+        continue;
+      fp8q::emitOpErrorAt(op)
+          << "has " << what
+          << "; only fp8q ops, calls, returns and structured control flow "
+             "carry it: materialize a scale to row_major or col_major, "
+             "keep f4E2M1FN data between fp8q ops";
+      failed = true;
+      return;
+    }
   });
   return llvm::failure(failed);
 }
@@ -95,7 +101,7 @@ LogicalResult rejectV2Layouts(ModuleOp module) {
 struct BufferizePass : public fp8q::impl::BufferizeBase<BufferizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(rejectV2Layouts(module)))
+    if (failed(rejectUncarriedPaddedScales(module)))
       return signalPassFailure();
     module.walk([&](fp8q::MaterializeOp op) {
       if (op.isNoCopy())

@@ -26,10 +26,14 @@
 #include "fp8q/Conversion/DeviceExecution.h"
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
+#include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Runtime/fp8q_formats.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q/Support/Diagnostics.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -107,9 +111,27 @@ public:
       if (!type.getEncoding() || !isFp8qAttr(type.getEncoding(), dialect))
         return std::nullopt;
       if (MemRefType mapped = getFp8qMemRefType(type))
-        return mapped;
+        return convertPadded(mapped);
       return Type();
     });
+    addConversion([](MemRefType type) -> std::optional<Type> {
+      if (!isa<LayoutAttr>(type.getLayout()))
+        return std::nullopt;
+      return convertPadded(type);
+    });
+  }
+
+  /// A padded scale memref (`#fp8q.layout` as its layout) becomes the
+  /// strided memref it is for MLIR: strides (0, 0), offset 0, over its
+  /// allocation; the descriptor keeps the logical [M, G] sizes the runtime
+  /// checks (docs/RuntimeABI.md, "Scale descriptor").
+  static Type convertPadded(MemRefType type) {
+    if (!isa<LayoutAttr>(type.getLayout()))
+      return type;
+    return MemRefType::get(
+        type.getShape(), type.getElementType(),
+        StridedLayoutAttr::get(type.getContext(), 0, {0, 0}),
+        type.getMemorySpace());
   }
 };
 
@@ -126,8 +148,11 @@ MemRefType getAbiType(MemRefType type) {
   auto layout =
       StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
   Type element = type.getElementType();
-  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
-    element = IntegerType::get(type.getContext(), 8);
+  // fp8 and the 1-byte scales as bytes, f4E2M1FN as i4 (its descriptor
+  // counts elements; the bytes are packed two per byte).
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() <= 8)
+    element = IntegerType::get(type.getContext(),
+                               element.getIntOrFloatBitWidth());
   return MemRefType::get(shape, element, layout, type.getMemorySpace());
 }
 
@@ -144,6 +169,45 @@ StringRef getActivationSuffix(Type elementType) {
 /// (fp8q_fp8_type), the one place an fp8 flavour crosses the ABI.
 int32_t getFp8Code(Type elementType) {
   return isa<Float8E4M3FNUZType>(elementType) ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN;
+}
+
+/// fp8q_q_type code of a quantized element type.
+int32_t getQTypeCode(Type element) {
+  if (isa<Float8E4M3FNUZType>(element))
+    return FP8Q_Q_F8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(element))
+    return FP8Q_Q_F8E5M2;
+  if (isa<Float4E2M1FNType>(element))
+    return FP8Q_Q_F4E2M1FN;
+  return FP8Q_Q_F8E4M3FN;
+}
+
+/// fp8q_scale_type code of a scale element type.
+int32_t getScaleTypeCode(Type element) {
+  if (isa<Float8E8M0FNUType>(element))
+    return FP8Q_SCALE_F8E8M0FNU;
+  if (isa<Float8E4M3FNType>(element))
+    return FP8Q_SCALE_F8E4M3FN;
+  return FP8Q_SCALE_F32;
+}
+
+/// The fp8q_scale_layout code and align of a scale buffer (before type
+/// conversion): a padded layout is its #fp8q.layout; a strided buffer is
+/// row_major or col_major by its strides, with align 1 (the runtime reads
+/// through the strides and checks ld >= M; a dynamic ld does not state the
+/// align it was rounded to).
+struct ScaleLayoutCode {
+  int32_t code;
+  int64_t align;
+};
+ScaleLayoutCode getScaleLayoutCode(MemRefType type) {
+  if (auto layout = dyn_cast<LayoutAttr>(type.getLayout()))
+    return {layout.getLayoutCode(), layout.getAlign()};
+  auto [strides, offset] = type.getStridesAndOffset();
+  (void)offset;
+  if (type.getDimSize(0) != 1 && strides[0] == 1 && strides[1] != 1)
+    return {FP8Q_LAYOUT_COL_MAJOR, 1};
+  return {FP8Q_LAYOUT_ROW_MAJOR, 1};
 }
 
 static_assert(static_cast<int32_t>(Kernel::CkBpreshuffle) ==
@@ -277,7 +341,8 @@ private:
       auto dm = dyn_cast<MemRefType>(d), wm = dyn_cast<MemRefType>(w);
       if (!dm || !wm || dm.getRank() != wm.getRank() ||
           dm.getLayout() != wm.getLayout() ||
-          dm.getElementTypeBitWidth() != 8 || wm.getElementTypeBitWidth() != 8)
+          dm.getElementTypeBitWidth() != wm.getElementTypeBitWidth() ||
+          dm.getElementTypeBitWidth() > 8)
         return false;
     }
     return true;
@@ -330,6 +395,8 @@ struct QuantizeLowering : RuntimeCallPattern<BufferQuantizeOp> {
     Value groupSize = i64(rewriter, loc, op.getGroupSize());
     Value fp8 = fp8Code(rewriter, loc, adaptor.getQ());
     StringRef suffix = elementSuffix(adaptor.getX());
+    if (op.isV2())
+      return lowerV2(op, adaptor, rewriter, suffix);
     // The fused SwiGLU producer: silu(gate) * x, quantized.
     if (Value gate = adaptor.getSiluGate())
       return calls.replaceWithCall(
@@ -339,6 +406,43 @@ struct QuantizeLowering : RuntimeCallPattern<BufferQuantizeOp> {
     return calls.replaceWithCall(
         rewriter, op, ("fp8q_rt_quantize_" + suffix).str(),
         {adaptor.getX(), adaptor.getQ(), adaptor.getScale(), groupSize, fp8});
+  }
+
+  /// SPEC v2: fp8q_rt_quantize_v2_* with the format's codes; a format
+  /// without a global scale passes a scratch rank-0 buffer the runtime
+  /// does not read.
+  LogicalResult lowerV2(BufferQuantizeOp op, OpAdaptor adaptor,
+                        ConversionPatternRewriter &rewriter,
+                        StringRef suffix) const {
+    Location loc = op.getLoc();
+    auto qType = cast<MemRefType>(op.getQ().getType());
+    auto scaleType = cast<MemRefType>(op.getScale().getType());
+    std::optional<BlockFormat> format =
+        getBlockFormat(qType.getElementType(), scaleType.getElementType(),
+                       op.getGroupSize(), nullptr);
+    if (!format) {
+      calls.report(op) << "has no SPEC v2 format";
+      return failure();
+    }
+    ScaleRounding rounding =
+        op.getScaleRounding().value_or(getDefaultScaleRounding(*format));
+    Value global = adaptor.getGlobalScale();
+    if (!global) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      auto func = op->getParentOfType<func::FuncOp>();
+      rewriter.setInsertionPointToStart(&func.getBody().front());
+      global = memref::AllocaOp::create(
+          rewriter, loc, MemRefType::get({}, rewriter.getF32Type()));
+    }
+    ScaleLayoutCode layout = getScaleLayoutCode(scaleType);
+    return calls.replaceWithCall(
+        rewriter, op, ("fp8q_rt_quantize_v2_" + suffix).str(),
+        {adaptor.getX(), adaptor.getQ(), adaptor.getScale(), global,
+         i64(rewriter, loc, op.getGroupSize()),
+         i32(rewriter, loc, getQTypeCode(qType.getElementType())),
+         i32(rewriter, loc, getScaleTypeCode(scaleType.getElementType())),
+         i32(rewriter, loc, static_cast<int32_t>(rounding)),
+         i32(rewriter, loc, layout.code), i64(rewriter, loc, layout.align)});
   }
 };
 
@@ -384,6 +488,13 @@ struct GemmLowering : RuntimeCallPattern<BufferGemmOp> {
              "kernel = #fp8q.kernel<...> before lowering to the runtime";
       return failure();
     }
+    if (op.isV2()) {
+      calls.report(op) << "multiplies SPEC v2 operands, and the runtime has "
+                          "no v2 GEMM entry point yet: materialize and "
+                          "dequantize, or keep FP8 1x128 with f32 scales for "
+                          "the GEMM";
+      return failure();
+    }
     Location loc = op.getLoc();
     int32_t weightLayout = op.getWLayout() ? FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16
                                            : FP8Q_WEIGHT_LAYOUT_PLAIN;
@@ -402,6 +513,19 @@ struct MaterializeLowering : RuntimeCallPattern<BufferMaterializeOp> {
   LogicalResult
   matchAndRewrite(BufferMaterializeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.isV2()) {
+      Location loc = op.getLoc();
+      auto srcType = cast<MemRefType>(op.getSource().getType());
+      ScaleLayoutCode src = getScaleLayoutCode(srcType);
+      ScaleLayoutCode dst =
+          getScaleLayoutCode(cast<MemRefType>(op.getDest().getType()));
+      return calls.replaceWithCall(
+          rewriter, op, "fp8q_rt_materialize_v2",
+          {adaptor.getSource(), adaptor.getDest(),
+           i32(rewriter, loc, getScaleTypeCode(srcType.getElementType())),
+           i32(rewriter, loc, src.code), i64(rewriter, loc, src.align),
+           i32(rewriter, loc, dst.code), i64(rewriter, loc, dst.align)});
+    }
     return calls.replaceWithCall(rewriter, op, "fp8q_rt_materialize",
                                  {adaptor.getSource(), adaptor.getDest()});
   }
@@ -475,6 +599,34 @@ struct StripFp8qAttributes : ConversionPattern {
   Dialect *dialect;
 };
 
+/// Ops that only carry a padded scale buffer (views, sizes, deallocation):
+/// the same op with the converted (strides (0, 0)) types. Anything else on
+/// a padded buffer stays illegal and is reported: it would address the
+/// buffer as strided.
+struct RetypePaddedBuffers : ConversionPattern {
+  RetypePaddedBuffers(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<memref::ReinterpretCastOp, memref::DimOp,
+             memref::ExtractStridedMetadataOp,
+             memref::ExtractAlignedPointerAsIndexOp, memref::DeallocOp,
+             memref::CastOp>(op) ||
+        op->getNumRegions() != 0)
+      return failure();
+    SmallVector<Type> results;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), results)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, results,
+                         op->getAttrs());
+    Operation *retyped = rewriter.create(state);
+    rewriter.replaceOp(op, retyped->getResults());
+    return success();
+  }
+};
+
 /// Reports an op that is still illegal once every other pattern failed:
 /// an fp8q op without a runtime call, or an op holding an fp8q type or
 /// attribute. The conversion then fails (the op has no legal form).
@@ -536,6 +688,8 @@ struct LowerToRuntimePass
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversions(converter, patterns);
+    patterns.add<RetypePaddedBuffers>(converter, ctx);
     patterns.add<StripFp8qAttributes>(converter, ctx, dialect);
     patterns.add<ReportLeftover>(converter, ctx, dialect, calls);
 

@@ -89,12 +89,8 @@ void fp8q::registerScaleLayoutCarrierExternalModels(DialectRegistry &registry) {
   });
 }
 
-void fp8q::ensureScaleLayoutCarrierExternalModels(MLIRContext *ctx) {
+bool fp8q::hasScaleLayoutCarrierModels(MLIRContext *ctx) {
   std::optional<RegisteredOperationName> cast =
       RegisteredOperationName::lookup(tensor::CastOp::getOperationName(), ctx);
-  if (!cast || cast->hasInterface<ScaleLayoutCarrierOpInterface>())
-    return;
-  DialectRegistry registry;
-  registerScaleLayoutCarrierExternalModels(registry);
-  ctx->appendDialectRegistry(registry);
+  return !cast || cast->hasInterface<ScaleLayoutCarrierOpInterface>();
 }

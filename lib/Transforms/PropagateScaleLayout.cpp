@@ -19,13 +19,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Transforms/PropagateScaleLayout.h"
-#include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Support/Diagnostics.h"
 #include "fp8q/Transforms/Passes.h"
 #include "fp8q/Transforms/ScaleLayoutAnalysis.h"
 #include "fp8q/Transforms/ScaleLayoutRewrite.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace fp8q {
@@ -42,14 +40,9 @@ struct PropagateScaleLayoutPass
     : public fp8q::impl::PropagateScaleLayoutBase<PropagateScaleLayoutPass> {
   using Base::Base;
 
-  void getDependentDialects(DialectRegistry &registry) const override {
-    Base::getDependentDialects(registry);
-    // The layout rules of upstream ops, for a context set up without
-    // registerFp8qDialects.
-    registerScaleLayoutCarrierExternalModels(registry);
-  }
-
   void runOnOperation() override {
+    if (failed(checkScaleLayoutAnalysisContext(getOperation())))
+      return signalPassFailure();
     PropagationCounts counts =
         propagateScaleLayouts(getOperation(), fuseProducers);
     numMaterializationsInserted += counts.inserted;
@@ -71,7 +64,6 @@ struct PropagateScaleLayoutPass
 
 PropagationCounts fp8q::propagateScaleLayouts(ModuleOp module,
                                               bool fuseProducers) {
-  ensureScaleLayoutCarrierExternalModels(module.getContext());
   ScaleLayoutAnalysis analysis(module, fuseProducers);
   IRRewriter rewriter(module.getContext());
   DetachedMaterializations detached =

@@ -46,6 +46,7 @@
 #include "fp8q/Transforms/ScaleLayoutAnalysis.h"
 #include "ScaleLayoutAnalysisImpl.h"
 #include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
+#include "fp8q/Support/Diagnostics.h"
 #include "fp8q/Target/KernelContracts.h"
 
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -221,8 +222,20 @@ void ScaleLayoutAnalysis::Impl::addValue(Value v) {
   values.push_back(v);
 }
 
+LogicalResult fp8q::checkScaleLayoutAnalysisContext(ModuleOp module) {
+  if (hasScaleLayoutCarrierModels(module.getContext()))
+    return success();
+  return fp8q::emitErrorAt(module)
+         << "the tensor dialect is loaded without fp8q's "
+            "ScaleLayoutCarrierOpInterface models; register them with "
+            "fp8q::registerFp8qDialects";
+}
+
 ScaleLayoutAnalysis::ScaleLayoutAnalysis(ModuleOp module, bool fuseProducers)
-    : impl(std::make_unique<Impl>(module, fuseProducers)) {}
+    : impl(std::make_unique<Impl>(module, fuseProducers)) {
+  assert(hasScaleLayoutCarrierModels(module.getContext()) &&
+         "register the carrier models (fp8q::registerFp8qDialects)");
+}
 
 ScaleLayoutAnalysis::~ScaleLayoutAnalysis() = default;
 
@@ -233,4 +246,48 @@ ArrayRef<MaterializeOp> ScaleLayoutAnalysis::getMaterializations() const {
 const ScaleLayoutPlan &
 ScaleLayoutAnalysis::solve(const DenseSet<Value> &materialized) {
   return impl->solve(materialized);
+}
+
+const ScaleLayoutPlan &ScaleLayoutAnalysis::solveInPlace() {
+  impl->lookThroughMaterializations = true;
+  DenseSet<Value> materialized;
+  for (MaterializeOp op : impl->materializeOps)
+    materialized.insert(op.getScale());
+  return impl->solve(materialized);
+}
+
+LayoutAttr ScaleLayoutPlan::getNewLayout(unsigned node) const {
+  const layout_solver::Node &info = problem.nodes[node];
+  unsigned want = solution.layoutOf[node];
+  if (info.pinned || want == info.layout)
+    return {};
+  return layouts[want];
+}
+
+bool ScaleLayoutPlan::isMet(const ScaleUse &use) const {
+  if (use.kind != ScaleNeed::Exact && use.kind != ScaleNeed::Bytes)
+    return true;
+  auto type = cast<RankedTensorType>(use.operand->get().getType());
+  LayoutAttr layout = getScaleLayout(type);
+  if (use.kind == ScaleNeed::Exact)
+    return layout == use.layout;
+  return areEquivalentLayouts(use.layout, layout, type.getShape());
+}
+
+ScaleLayoutPlanSummary
+fp8q::summarizeScaleLayoutPlan(const ScaleLayoutPlan &plan) {
+  ScaleLayoutPlanSummary summary;
+  const layout_solver::Problem &problem = plan.problem;
+  for (unsigned s = 0; s < plan.values.size(); ++s) {
+    const layout_solver::Value &value = problem.values[s];
+    layout_solver::ValuePlan valuePlan =
+        layout_solver::planValue(problem, value, plan.solution.layoutOf);
+    summary.materializations += valuePlan.targets.size();
+    summary.copies += llvm::count(valuePlan.copies, true);
+    auto result = dyn_cast<OpResult>(plan.values[s]);
+    if (result && isa<QuantizeOp, RmsNormQuantizeOp>(result.getOwner()) &&
+        plan.getNewLayout(value.node))
+      ++summary.fusedProducers;
+  }
+  return summary;
 }

@@ -133,6 +133,9 @@ public:
   ModuleOp module;
   MLIRContext *ctx;
   bool fuseProducers;
+  /// Read-only mode (solveInPlace): the uses of a materialization's result
+  /// are classified as uses of its operand.
+  bool lookThroughMaterializations = false;
   /// Looked up once: uniquing an attribute per value takes a lock.
   LayoutAttr rowMajor;
   /// x_scale layout each kernel reads (null: any), by kernel id.
@@ -232,6 +235,8 @@ public:
   bool mayBeFlowTarget(Value v);
   void addValue(Value v);
   template <typename Sink> void classifyUses(unsigned valueIndex, Sink sink);
+  template <typename Sink>
+  void classifyUsesOf(unsigned valueIndex, Value v, Sink &sink);
   Operation *getCallee(CallOpInterface call) {
     return call.resolveCallableInTable(&symbols);
   }

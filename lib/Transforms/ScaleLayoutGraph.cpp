@@ -199,12 +199,22 @@ unsigned ScaleLayoutAnalysis::Impl::nodeOfValue(unsigned valueIndex) {
 /// ops come first: they are most of the uses.
 template <typename Sink>
 void ScaleLayoutAnalysis::Impl::classifyUses(unsigned valueIndex, Sink sink) {
-  Value v = values[valueIndex];
+  classifyUsesOf(valueIndex, values[valueIndex], sink);
+}
+
+/// classifyUses of the value `v`: in read-only mode, also of the
+/// materializations of `v` (their uses are `v`'s once detached).
+template <typename Sink>
+void ScaleLayoutAnalysis::Impl::classifyUsesOf(unsigned valueIndex, Value v,
+                                               Sink &sink) {
   for (OpOperand &use : v.getUses()) {
     Operation *user = use.getOwner();
     // Detached materializations wait for reuse; they are not consumers.
-    if (isa<MaterializeOp>(user))
+    if (auto mat = dyn_cast<MaterializeOp>(user)) {
+      if (lookThroughMaterializations)
+        classifyUsesOf(valueIndex, mat.getResult(), sink);
       continue;
+    }
     unsigned idx = use.getOperandNumber();
     ScaleUse su;
     su.operand = &use;

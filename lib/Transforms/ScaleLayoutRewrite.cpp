@@ -125,23 +125,11 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       it->second = withScaleLayout(type, layout);
     return it->second;
   };
-  // Looked up once: uniquing an attribute per node takes a lock.
-  LayoutAttr rowMajor = LayoutAttr::getRowMajor(ctx);
-  auto layoutOf = [&](RankedTensorType type) -> LayoutAttr {
-    if (auto layout = dyn_cast_or_null<LayoutAttr>(type.getEncoding()))
-      return layout;
-    return rowMajor;
-  };
-
   // Retype free nodes, then their values (the solver's values, and the
   // rare flow targets outside them).
   SmallVector<LayoutAttr> newLayout(problem.nodes.size());
-  for (unsigned s = 0; s < problem.nodes.size(); ++s) {
-    LayoutAttr want = layouts[solution.layoutOf[s]];
-    if (problem.nodes[s].pinned || layoutOf(plan.nodeTypes[s]) == want)
-      continue;
-    newLayout[s] = want;
-  }
+  for (unsigned s = 0; s < problem.nodes.size(); ++s)
+    newLayout[s] = plan.getNewLayout(s);
   DenseSet<Operation *> funcsToUpdate;
   auto retypeValue = [&](Value v, LayoutAttr want) {
     LLVM_DEBUG(llvm::dbgs()

@@ -137,7 +137,7 @@ func.func @preshuffle_type(%w: memref<32x64xf8E4M3FN>, %p: memref<32x64xf8E4M3FN
 // -----
 
 func.func @scale_element(%x: memref<4x256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf16>) {
-  // expected-error @below {{operand #2 must be 2D memref of 32-bit float values}}
+  // expected-error @below {{must be 2D memref of scale element (f32, f8E8M0FNU or f8E4M3FN) values, but got 'memref<4x2xf16>'}}
   fp8q.buffer.quantize %x, %q, %s : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf16>
   return
 }
@@ -163,5 +163,70 @@ func.func @residual_without_sum(%x: memref<4x256xbf16>, %g: memref<256xbf16>, %q
 func.func @residual_sum_shape(%x: memref<4x256xbf16>, %g: memref<256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>, %r: memref<4x256xbf16>, %sum: memref<4x128xbf16>) {
   // expected-error @below {{residual_sum must have shape [4x256], got [4x128]}}
   fp8q.buffer.rms_norm_quantize %x, %g, %q, %s residual(%r : memref<4x256xbf16> -> %sum : memref<4x128xbf16>) : memref<4x256xbf16>, memref<256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32>
+  return
+}
+
+// -----
+
+// SPEC v2 buffers.
+
+func.func @padded_f32(%x: memref<4x256xbf16>, %q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32, #fp8q.layout<cdna4_mx>>) {
+  // expected-error @below {{scale: a padded scale layout holds 1-byte scales (f8E8M0FNU or f8E4M3FN), got 'f32'}}
+  fp8q.buffer.quantize %x, %q, %s : memref<4x256xbf16>, memref<4x256xf8E4M3FN>, memref<4x2xf32, #fp8q.layout<cdna4_mx>>
+  return
+}
+
+// -----
+
+// expected-error @below {{#fp8q.layout<col_major> is a tensor encoding; a memref states a strided scale layout with strided<[...]>}}
+func.func @strided_fp8q_layout(%s: memref<4x2xf32, #fp8q.layout<col_major>>) {
+  return
+}
+
+// -----
+
+func.func @nvfp4_without_global(%x: memref<4x64xf32>, %q: memref<4x64xf4E2M1FN>, %s: memref<4x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>) {
+  // expected-error @below {{NVFP4 needs the global_scale operand}}
+  fp8q.buffer.quantize %x, %q, %s {group_size = 16 : i64} : memref<4x64xf32>, memref<4x64xf4E2M1FN>, memref<4x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>
+  return
+}
+
+// -----
+
+func.func @global_not_nvfp4(%x: memref<4x64xf32>, %g: memref<f32>, %q: memref<4x64xf4E2M1FN>, %s: memref<4x2xf8E8M0FNU>) {
+  // expected-error @below {{global_scale is NVFP4's (f4E2M1FN q, f8E4M3FN scale) only}}
+  fp8q.buffer.quantize %x global(%g : memref<f32>), %q, %s {group_size = 32 : i64} : memref<4x64xf32>, memref<4x64xf4E2M1FN>, memref<4x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @rounding_not_of_format(%x: memref<4x64xf32>, %q: memref<4x64xf4E2M1FN>, %s: memref<4x2xf8E8M0FNU>) {
+  // expected-error @below {{scale_rounding exact is not a rule of MXFP4}}
+  fp8q.buffer.quantize %x, %q, %s {group_size = 32 : i64, scale_rounding = #fp8q.scale_rounding<exact>} : memref<4x64xf32>, memref<4x64xf4E2M1FN>, memref<4x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @silu_v2(%x: memref<4x64xf32>, %g: memref<4x64xf32>, %q: memref<4x64xf4E2M1FN>, %s: memref<4x2xf8E8M0FNU>) {
+  // expected-error @below {{silu_gate is fused for FP8 1x128 with exact f32 scales only}}
+  fp8q.buffer.quantize %x silu_gate(%g : memref<4x64xf32>), %q, %s {group_size = 32 : i64} : memref<4x64xf32>, memref<4x64xf4E2M1FN>, memref<4x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @materialize_element(%a: memref<4x2xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, %b: memref<4x2xf8E4M3FN>) {
+  // expected-error @below {{dest element type 'f8E4M3FN' must match source element type 'f8E8M0FNU'}}
+  fp8q.buffer.materialize %a, %b : memref<4x2xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, memref<4x2xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @gemm_formats_differ(%q: memref<4x64xf8E4M3FN>, %xs: memref<4x2xf8E8M0FNU>, %w: memref<32x64xf4E2M1FN>, %ws: memref<32x2xf8E8M0FNU>, %o: memref<4x32xbf16>) {
+  // expected-error @below {{operand formats differ: q / x_scale are MXFP8 but w / w_scale are not; give both operands one format}}
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o : memref<4x64xf8E4M3FN>, memref<4x2xf8E8M0FNU>, memref<32x64xf4E2M1FN>, memref<32x2xf8E8M0FNU>, memref<4x32xbf16>
   return
 }

@@ -41,3 +41,24 @@ func.func @deepgemm(%q: tensor<?x256xf8E4M3FN>, %s: tensor<?x2xf32>, %w: tensor<
   %0 = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<deepgemm>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<128x256xf8E4M3FN>, tensor<1x2xf32> -> tensor<?x128xbf16>
   return
 }
+
+// -----
+
+// The baseline asks the read-only scale-layout analysis, which sees through
+// materializations: a gemm reading one whose layout holds gets no copy, the
+// gemm reading the row-major scale beside it gets its own.
+// CHECK-LABEL: func.func @existing_materialize
+// CHECK-SAME: (%[[Q:.*]]: tensor<?x256xf8E4M3FN>, %[[S:.*]]: tensor<?x2xf32>,
+// CHECK: %[[M:.*]] = fp8q.materialize %[[S]]
+// CHECK-NEXT: fp8q.gemm %[[Q]], %[[M]]
+// CHECK-NEXT: %[[C:.*]] = fp8q.materialize %[[S]] : tensor<?x2xf32> -> tensor<?x2xf32, #fp8q.layout<col_major>>
+// CHECK-NEXT: fp8q.gemm %[[Q]], %[[C]]
+// CHECK-NOT: fp8q.materialize
+func.func @existing_materialize(%q: tensor<?x256xf8E4M3FN>, %s: tensor<?x2xf32>,
+                                %p: tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>,
+                                %ws: tensor<1x2xf32>) {
+  %m = fp8q.materialize %s : tensor<?x2xf32> -> tensor<?x2xf32, #fp8q.layout<col_major>>
+  %0 = fp8q.gemm %q, %m, %p, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32, #fp8q.layout<col_major>>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
+  %1 = fp8q.gemm %q, %s, %p, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
+  return
+}

@@ -57,6 +57,20 @@ func.func @col_major_to_ck(%q: tensor<4x256xf8E4M3FN>, %c: tensor<4x2xf32, #fp8q
 
 // -----
 
+// The x_scale check runs the scale-layout analysis read-only, which sees a
+// materialization's uses as its operand's: the gemm's own operand (here the
+// materialization) is what is checked, in both directions.
+func.func @through_materialize(%q: tensor<4x256xf8E4M3FN>, %r: tensor<4x2xf32>,
+                               %w: tensor<128x256xf8E4M3FN>, %ws: tensor<1x2xf32>) {
+  %c = fp8q.materialize %r : tensor<4x2xf32> -> tensor<4x2xf32, #fp8q.layout<col_major>>
+  // expected-error @+1 {{x_scale breaks the ck contract: kernel ck requires #fp8q.layout<row_major> (strides (G, 1)), got #fp8q.layout<col_major>}}
+  %0 = fp8q.gemm %q, %c, %w, %ws {kernel = #fp8q.kernel<ck>} : tensor<4x256xf8E4M3FN>, tensor<4x2xf32, #fp8q.layout<col_major>>, tensor<128x256xf8E4M3FN>, tensor<1x2xf32> -> tensor<4x128xbf16>
+  %1 = fp8q.gemm %q, %r, %w, %ws {kernel = #fp8q.kernel<ck>} : tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<128x256xf8E4M3FN>, tensor<1x2xf32> -> tensor<4x128xbf16>
+  return
+}
+
+// -----
+
 func.func @unpadded_to_deepgemm(%q: tensor<?x256xf8E4M3FN>, %c: tensor<?x2xf32, #fp8q.layout<col_major>>,
                                 %w: tensor<128x256xf8E4M3FN>, %ws: tensor<1x2xf32>) {
   // expected-error @+1 {{x_scale breaks the deepgemm contract: kernel deepgemm requires #fp8q.layout<col_major, align = 4> (strides (1, roundup(M, 4))), got #fp8q.layout<col_major>}}

@@ -17,9 +17,11 @@
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/InitFp8q.h"
 #include "fp8q/Pipelines/Pipelines.h"
+#include "fp8q/Runtime/fp8q_contracts.h"
 #include "fp8q/Runtime/fp8q_numerics.h"
 #include "fp8q/Support/ToolOutput.h"
 #include "fp8q/Transforms/Passes.h"
+#include "fp8q/Transforms/ScaleLayoutAnalysis.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -154,6 +156,8 @@ bool isStackedVectors(BlockArgument arg) {
 /// layers' weights that `--layers-as-loop` slices.
 FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
                                             uint64_t seedValue) {
+  // The weight-scale block (SPEC: 128x128 for every kernel).
+  constexpr int64_t kBlock = FP8Q_SCALE_BLOCK;
   // splitmix64 and an Irwin-Hall sum of four uniforms: plenty for test
   // data, and fast enough for the hundreds of millions of weights of a
   // real-width model.
@@ -208,7 +212,7 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
       int64_t layers = rank == 3 ? type.getDimSize(0) : 1;
       int64_t rows = type.getDimSize(rank - 2),
               cols = type.getDimSize(rank - 1);
-      int64_t blocksN = (rows + 127) / 128, blocksK = cols / 128;
+      int64_t blocksN = (rows + kBlock - 1) / kBlock, blocksK = cols / kBlock;
       SmallVector<int64_t, 3> scaleShape;
       if (rank == 3)
         scaleShape.push_back(layers);
@@ -234,13 +238,15 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
         for (int64_t bn = 0; bn < blocksN; ++bn)
           for (int64_t bk = 0; bk < blocksK; ++bk) {
             float amax = 0;
-            for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
-              for (int64_t c = bk * 128; c < bk * 128 + 128; ++c)
+            for (int64_t r = bn * kBlock;
+                 r < std::min(rows, bn * kBlock + kBlock); ++r)
+              for (int64_t c = bk * kBlock; c < bk * kBlock + kBlock; ++c)
                 amax = std::max(amax, std::fabs(w[base + r * cols + c]));
             float s = fp8q_quant_scale(amax, fp8);
             layerScales[bn * blocksK + bk] = s;
-            for (int64_t r = bn * 128; r < std::min(rows, bn * 128 + 128); ++r)
-              for (int64_t c = bk * 128; c < bk * 128 + 128; ++c) {
+            for (int64_t r = bn * kBlock;
+                 r < std::min(rows, bn * kBlock + kBlock); ++r)
+              for (int64_t c = bk * kBlock; c < bk * kBlock + kBlock; ++c) {
                 int64_t e = base + r * cols + c;
                 uint8_t code = fp8q_quantize_value(w[e], s, fp8);
                 arg.bytes[e] = code;
@@ -265,15 +271,19 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
   return args;
 }
 
-/// What the layout passes did to a module: kernels chosen, copies and
-/// fused producers.
+/// What the compiler decides for a module: kernels chosen, and the copies
+/// and fused producers propagation leaves with and without fusion.
 struct LayoutReport {
   llvm::StringMap<int> kernels;
-  int copies = 0, noCopy = 0, fused = 0, producers = 0;
+  int producers = 0;
+  fp8q::ScaleLayoutPlanSummary fused, unfused;
 };
 
-FailureOr<LayoutReport> analyzeLayouts(ModuleOp module, bool fuse) {
-  // The per-materialization remarks are for fp8q-opt users; here the counts
+/// Selects kernels on a clone of `module` and asks ScaleLayoutAnalysis, in
+/// read-only mode, what --fp8q-propagate-scale-layout would do with it
+/// (the plan the pass applies, counted without applying it).
+FailureOr<LayoutReport> analyzeLayouts(ModuleOp module) {
+  // Kernel selection's remarks are for fp8q-opt users; here the counts
   // below say it all.
   ScopedDiagnosticHandler quietRemarks(
       module.getContext(), [](Diagnostic &diag) {
@@ -282,26 +292,24 @@ FailureOr<LayoutReport> analyzeLayouts(ModuleOp module, bool fuse) {
   OwningOpRef<ModuleOp> clone = module.clone();
   PassManager pm(module.getContext());
   pm.addPass(fp8q::createSelectKernels());
-  fp8q::PropagateScaleLayoutOptions options;
-  options.fuseProducers = fuse;
-  pm.addPass(fp8q::createPropagateScaleLayout(options));
-  pm.addPass(fp8q::createVerifyContracts());
-  if (failed(pm.run(*clone)))
+  if (failed(pm.run(*clone)) ||
+      failed(fp8q::checkScaleLayoutAnalysisContext(*clone)))
     return failure();
   LayoutReport report;
   clone->walk([&](Operation *op) {
     if (auto gemm = dyn_cast<fp8q::GemmOp>(op)) {
       if (gemm.getKernel())
         ++report.kernels[fp8q::stringifyKernel(*gemm.getKernel())];
-    } else if (auto m = dyn_cast<fp8q::MaterializeOp>(op)) {
-      ++(m.isNoCopy() ? report.noCopy : report.copies);
     } else if (isa<fp8q::QuantizeOp, fp8q::RmsNormQuantizeOp>(op)) {
       ++report.producers;
-      auto scale = cast<RankedTensorType>(op->getResult(1).getType());
-      if (!fp8q::getScaleLayout(scale).isRowMajor())
-        ++report.fused;
     }
   });
+  auto summarize = [&](bool fuse) {
+    fp8q::ScaleLayoutAnalysis analysis(*clone, fuse);
+    return fp8q::summarizeScaleLayoutPlan(analysis.solveInPlace());
+  };
+  report.fused = summarize(/*fuse=*/true);
+  report.unfused = summarize(/*fuse=*/false);
   return report;
 }
 
@@ -514,17 +522,17 @@ int main(int argc, char **argv) {
 
   // 1. What the compiler decides.
   auto start = Clock::now();
-  FailureOr<LayoutReport> fused = analyzeLayouts(*module, /*fuse=*/true);
-  FailureOr<LayoutReport> unfused = analyzeLayouts(*module, /*fuse=*/false);
-  if (failed(fused) || failed(unfused))
+  FailureOr<LayoutReport> layouts = analyzeLayouts(*module);
+  if (failed(layouts))
     return 1;
   llvm::outs() << "kernels chosen:";
-  for (auto &entry : fused->kernels)
+  for (auto &entry : layouts->kernels)
     llvm::outs() << " " << entry.getKey() << " x" << entry.getValue();
-  llvm::outs() << "\nscale copies (fp8q.materialize): " << fused->copies
-               << " with fusion, " << unfused->copies << " without\n"
-               << "producers writing a fused transposed scale: " << fused->fused
-               << " of " << fused->producers << "\n";
+  llvm::outs() << "\nscale copies (fp8q.materialize): " << layouts->fused.copies
+               << " with fusion, " << layouts->unfused.copies << " without\n"
+               << "producers writing a fused transposed scale: "
+               << layouts->fused.fusedProducers << " of " << layouts->producers
+               << "\n";
 
   // 2. Inputs and the fp32 reference.
   progress("generating seeded inputs and FP8 weights");

@@ -18,9 +18,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Target/KernelContracts.h"
 #include "fp8q/Transforms/Passes.h"
 #include "fp8q/Transforms/PropagateScaleLayout.h"
+#include "fp8q/Transforms/ScaleLayoutAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -412,6 +414,10 @@ private:
 class PropagateRandomTest : public ::testing::TestWithParam<unsigned> {
 protected:
   PropagateRandomTest() {
+    // The carrier models, as registerFp8qDialects adds them.
+    DialectRegistry registry;
+    fp8q::registerScaleLayoutCarrierExternalModels(registry);
+    ctx.appendDialectRegistry(registry);
     ctx.loadDialect<fp8q::Fp8qDialect, func::FuncDialect, scf::SCFDialect,
                     arith::ArithDialect, tensor::TensorDialect>();
     ctx.allowUnregisteredDialects();
@@ -428,10 +434,20 @@ protected:
     pm.addPass(fp8q::createPropagateScaleLayout(options));
     EXPECT_TRUE(succeeded(pm.run(module)));
     EXPECT_TRUE(succeeded(verify(module)));
+    return print(module);
+  }
+
+  static std::string print(ModuleOp module) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module.print(os);
     return text;
+  }
+
+  static fp8q::ScaleLayoutPlanSummary summarizeInPlace(ModuleOp module,
+                                                       bool fuse) {
+    fp8q::ScaleLayoutAnalysis analysis(module, fuse);
+    return fp8q::summarizeScaleLayoutPlan(analysis.solveInPlace());
   }
 
   MLIRContext ctx;
@@ -446,6 +462,15 @@ TEST_P(PropagateRandomTest, MinimalContractsIdempotent) {
                std::to_string(fuse) + "\n" + input);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(input, &ctx);
   ASSERT_TRUE(module);
+  // (d) Read-only mode changes nothing, and what it counts is what the
+  // rewrite does (checked on a clone, then against the output's cost).
+  std::string before = print(*module);
+  fp8q::ScaleLayoutPlanSummary planned = summarizeInPlace(*module, fuse);
+  EXPECT_EQ(print(*module), before);
+  OwningOpRef<ModuleOp> clone = module->clone();
+  fp8q::PropagationCounts applied = fp8q::propagateScaleLayouts(*clone, fuse);
+  EXPECT_EQ(planned.materializations, int64_t(applied.remaining));
+  EXPECT_EQ(planned.fusedProducers, int64_t(applied.fused));
   std::string once = run(*module, fuse);
   SCOPED_TRACE("after the pass:\n" + once);
   // FP8Q_RANDOM_DUMP_DIR=DIR writes each output to DIR/seed-N.mlir, for
@@ -509,6 +534,13 @@ TEST_P(PropagateRandomTest, MinimalContractsIdempotent) {
   EXPECT_EQ(cost, model.minimum());
   EXPECT_EQ(cost, model.cost(chosen));
   int count = cost.materializations;
+  EXPECT_EQ(planned.copies, cost.copies);
+  // On the output, read-only mode sees its materializations as detached
+  // ones: the same plan again, nothing left to fuse.
+  fp8q::ScaleLayoutPlanSummary replanned = summarizeInPlace(*module, fuse);
+  EXPECT_EQ(replanned.materializations, count);
+  EXPECT_EQ(replanned.copies, cost.copies);
+  EXPECT_EQ(replanned.fusedProducers, 0);
 
   // (c) A second run is a no-op: same IR, nothing inserted, removed or
   // retyped.
@@ -517,10 +549,7 @@ TEST_P(PropagateRandomTest, MinimalContractsIdempotent) {
   EXPECT_EQ(again.removed, 0u);
   EXPECT_EQ(again.fused, 0u);
   EXPECT_EQ(again.remaining, static_cast<unsigned>(count));
-  std::string twice;
-  llvm::raw_string_ostream os(twice);
-  module->print(os);
-  EXPECT_EQ(twice, once);
+  EXPECT_EQ(print(*module), once);
 }
 
 std::vector<unsigned> seeds() {

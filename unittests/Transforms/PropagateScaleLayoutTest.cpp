@@ -8,6 +8,8 @@
 
 #include "fp8q/Transforms/PropagateScaleLayout.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
+#include "fp8q/Transforms/ScaleLayoutAnalysis.h"
 #include "fp8q/Transforms/ScaleLayoutSolver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,6 +30,10 @@ namespace {
 class PropagateCountsTest : public ::testing::Test {
 protected:
   PropagateCountsTest() {
+    // The carrier models, as registerFp8qDialects adds them.
+    DialectRegistry registry;
+    fp8q::registerScaleLayoutCarrierExternalModels(registry);
+    ctx.appendDialectRegistry(registry);
     ctx.loadDialect<fp8q::Fp8qDialect, func::FuncDialect, scf::SCFDialect,
                     arith::ArithDialect, tensor::TensorDialect>();
     ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
@@ -246,3 +252,29 @@ TEST(ScaleLayoutSolverTest, BudgetExhaustionIsReported) {
 }
 
 } // namespace
+
+// The carrier models are registered in one place (registerFp8qDialects); a
+// context without them is refused, not silently propagated with every
+// tensor.cast an unknown consumer.
+TEST(PropagateContextTest, MissingCarrierModelsAreAnError) {
+  MLIRContext ctx;
+  ctx.loadDialect<fp8q::Fp8qDialect, func::FuncDialect,
+                  tensor::TensorDialect>();
+  std::string errors;
+  ctx.getDiagEngine().registerHandler([&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      errors += diag.str();
+  });
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>("func.func @f() { return }", &ctx);
+  ASSERT_TRUE(module);
+  EXPECT_FALSE(fp8q::hasScaleLayoutCarrierModels(&ctx));
+  EXPECT_TRUE(failed(fp8q::checkScaleLayoutAnalysisContext(*module)));
+  EXPECT_NE(errors.find("fp8q::registerFp8qDialects"), std::string::npos);
+
+  DialectRegistry registry;
+  fp8q::registerScaleLayoutCarrierExternalModels(registry);
+  ctx.appendDialectRegistry(registry);
+  EXPECT_TRUE(fp8q::hasScaleLayoutCarrierModels(&ctx));
+  EXPECT_TRUE(succeeded(fp8q::checkScaleLayoutAnalysisContext(*module)));
+}

@@ -20,14 +20,13 @@ namespace fp8q {
 
 /// Attaches ScaleLayoutCarrierOpInterface to tensor.cast,
 /// tensor.extract_slice (whole rows) and tensor.concat (along dim 0).
-/// Called by registerFp8qDialects.
+/// Called by registerFp8qDialects, the one place fp8q registers them.
 void registerScaleLayoutCarrierExternalModels(mlir::DialectRegistry &registry);
 
-/// Attaches the models above to `ctx` when the tensor dialect is loaded
-/// without them (a context set up without registerFp8qDialects, as the C++
-/// entry point propagateScaleLayouts may be given). Not thread-safe: call
-/// it before any multi-threaded pass execution.
-void ensureScaleLayoutCarrierExternalModels(mlir::MLIRContext *ctx);
+/// Whether `ctx` can see the models above: false when the tensor dialect is
+/// loaded without them (a context set up without registerFp8qDialects).
+/// ScaleLayoutAnalysis needs them; its users check this first.
+bool hasScaleLayoutCarrierModels(mlir::MLIRContext *ctx);
 
 } // namespace fp8q
 

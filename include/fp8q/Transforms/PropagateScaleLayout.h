@@ -26,7 +26,9 @@ struct PropagationCounts {
 };
 
 /// Assigns scale layouts in `module` and inserts the fewest
-/// materializations (see the pass description). Never fails.
+/// materializations (see the pass description). Never fails; the context
+/// must have the carrier models (fp8q::registerFp8qDialects, see
+/// checkScaleLayoutAnalysisContext).
 PropagationCounts propagateScaleLayouts(mlir::ModuleOp module,
                                         bool fuseProducers);
 

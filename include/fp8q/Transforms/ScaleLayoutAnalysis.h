@@ -108,13 +108,45 @@ struct ScaleLayoutPlan {
     return llvm::ArrayRef(uses).slice(useBegin[value],
                                       useEnd[value] - useBegin[value]);
   }
+
+  /// The layout the solution gives solver node `node`, or null when the
+  /// node keeps its type (pinned, or already in that layout).
+  LayoutAttr getNewLayout(unsigned node) const;
+
+  /// Whether the consumer of `use` gets what it needs from the value it
+  /// reads now (`use.operand`'s current type): the layout by bytes (Bytes)
+  /// or exactly (Exact). Flows are always met: region ops, calls and
+  /// carriers verify that the types they forward agree.
+  bool isMet(const ScaleUse &use) const;
 };
+
+/// What applying a plan does to a module, counted from the plan alone.
+struct ScaleLayoutPlanSummary {
+  /// fp8q.materialize ops the module has after the rewrite, and those of
+  /// them that copy (the others re-type the same bytes).
+  int64_t materializations = 0, copies = 0;
+  /// quantize / rms_norm_quantize scale results the rewrite retypes (they
+  /// write the layout their consumers read: fused).
+  int64_t fusedProducers = 0;
+};
+
+/// Counts what applyScaleLayoutPlan would do with `plan`.
+ScaleLayoutPlanSummary summarizeScaleLayoutPlan(const ScaleLayoutPlan &plan);
+
+/// Fails with an error at `module` when its context lacks the carrier models
+/// the analysis reads (hasScaleLayoutCarrierModels): without them a
+/// tensor.cast of a scale would silently be an unknown consumer. The passes
+/// that run the analysis call it first.
+mlir::LogicalResult checkScaleLayoutAnalysisContext(mlir::ModuleOp module);
 
 /// Builds and solves the scale-layout problem of a module, in two steps:
 /// the constructor walks the module once (read-only); the caller then
 /// detaches the module's fp8q.materialize ops (their uses take their
 /// operands, see ScaleLayoutRewrite.h), and solve() builds the problem of
 /// the module as it is then, with the detached ops' operands as seeds.
+/// solveInPlace() builds the same problem without changing the module (for
+/// checks and reports: --fp8q-verify-contracts, the hand-placed baseline,
+/// fp8q-run's layout report).
 ///
 /// Linear in the size of the module: each op is visited a bounded number of
 /// times, values, nodes and uses live in vectors indexed by dense ids, and
@@ -133,6 +165,14 @@ public:
   /// any more and `materialized` holds the detached ones' operands, and
   /// solves it. Call once.
   const ScaleLayoutPlan &solve(const llvm::DenseSet<mlir::Value> &materialized);
+
+  /// Read-only mode: builds the problem of the module as it is, each
+  /// fp8q.materialize seen as detached (the uses of its result count as
+  /// uses of its operand, which is a seed), and solves it: the plan is the
+  /// one --fp8q-propagate-scale-layout would apply, and the uses' operands
+  /// are the consumers' own (a materialization's result where there is
+  /// one). Changes nothing. Call once, instead of solve().
+  const ScaleLayoutPlan &solveInPlace();
 
 private:
   class Impl;

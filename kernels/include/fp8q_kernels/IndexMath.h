@@ -4,21 +4,24 @@
 // the wave64 CPU model (unittests/Kernels) and the nvcc build use one copy:
 // preshuffle offsets (SPEC preshuffle_16x16), scale
 // addressing, the quantize group order, the GEMM tile geometry and the MFMA
-// lane / fragment / accumulator mapping. It includes no runtime header:
-// the preshuffle formula is SPEC's, checked against
-// fp8q/Runtime/fp8q_preshuffle.h by unittests/Kernels.
+// lane / fragment / accumulator mapping. Of the runtime headers it includes
+// only the plain-C contract table, for the block width (FP8Q_SCALE_BLOCK,
+// the one definition the compiler and the runtimes use); the preshuffle
+// formula is SPEC's, checked against fp8q/Runtime/fp8q_preshuffle.h by
+// unittests/Kernels.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FP8Q_KERNELS_INDEXMATH_H
 #define FP8Q_KERNELS_INDEXMATH_H
 
+#include "fp8q/Runtime/fp8q_contracts.h"
 #include "fp8q_kernels/Portability.h"
 
 namespace fp8q::kern {
 
 /// Quantization group (the K block of the block-scale GEMM).
-constexpr int kGroup = 128;
+constexpr int kGroup = FP8Q_SCALE_BLOCK;
 
 //===----------------------------------------------------------------------===//
 // Scales

@@ -140,6 +140,39 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   return success();
 }
 
+// As a memref layout (padded layouts only): strides (0, 0), offset 0. The
+// affine map is the constant 0, which is what (0, 0) strides mean: no
+// strided access addresses more than the base element.
+AffineMap LayoutAttr::getAffineMap() const {
+  return AffineMap::get(2, 0, getAffineConstantExpr(0, getContext()));
+}
+
+bool LayoutAttr::isIdentity() const { return false; }
+
+LogicalResult
+LayoutAttr::verifyLayout(ArrayRef<int64_t> shape,
+                         function_ref<InFlightDiagnostic()> emitError) const {
+  if (isStrided())
+    return emitError() << "#fp8q.layout<" << stringifyScaleOrder(getOrder())
+                       << "> is a tensor encoding; a memref states a strided "
+                          "scale layout with strided<[...]>";
+  if (shape.size() != 2)
+    return emitError() << "a memref in a padded scale layout must be the "
+                          "rank-2 logical [M, G] scale, got rank "
+                       << shape.size();
+  return success();
+}
+
+LogicalResult LayoutAttr::getStridesAndOffset(ArrayRef<int64_t> shape,
+                                              SmallVectorImpl<int64_t> &strides,
+                                              int64_t &offset) const {
+  if (isStrided() || shape.size() != 2)
+    return failure();
+  strides.assign(2, 0);
+  offset = 0;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // WeightLayoutAttr
 //===----------------------------------------------------------------------===//

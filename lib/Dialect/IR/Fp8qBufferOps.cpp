@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Runtime/fp8q_contracts.h"
 #include "fp8q/Runtime/fp8q_preshuffle.h"
 
@@ -57,12 +58,63 @@ static LogicalResult verifyLikeX(Operation *op, StringRef name, Value value,
   return verifyShape(op, name, value, xType.getShape());
 }
 
+/// The padded #fp8q.layout of a scale buffer, or null for a strided one.
+static LayoutAttr getPaddedLayout(Value scale) {
+  return dyn_cast<LayoutAttr>(cast<MemRefType>(scale.getType()).getLayout());
+}
+
+/// A padded layout holds 1-byte scales only (SPEC v2).
+static LogicalResult verifyScaleBuffer(Operation *op, StringRef name,
+                                       Value scale) {
+  if (getPaddedLayout(scale) && !isByteScaleType(elementTypeOf(scale)))
+    return op->emitOpError()
+           << name << ": a padded scale layout holds 1-byte scales "
+           << "(f8E8M0FNU or f8E4M3FN), got " << elementTypeOf(scale);
+  return success();
+}
+
+/// FP8 1x128 with f32 scales, the v1 entry points' formats.
+static bool isV1Pair(Value q, Value scale) {
+  return isFp8Type(elementTypeOf(q)) && elementTypeOf(scale).isF32() &&
+         !getPaddedLayout(scale);
+}
+
+bool BufferQuantizeOp::isV2() {
+  std::optional<ScaleRounding> rounding = getScaleRounding();
+  return !isV1Pair(getQ(), getScale()) || getGlobalScale() ||
+         (rounding && *rounding != ScaleRounding::Exact);
+}
+
 LogicalResult BufferQuantizeOp::verify() {
-  if (Value gate = getSiluGate())
+  if (Value gate = getSiluGate()) {
     if (failed(verifyLikeX(*this, "silu_gate", gate, getX())))
       return failure();
-  return verifyQuantizeBuffers(*this, getX(), getQ(), getScale(),
-                               getGroupSize());
+    if (isV2())
+      return emitOpError() << "silu_gate is fused for FP8 1x128 with exact "
+                              "f32 scales only";
+  }
+  if (failed(verifyQuantizeBuffers(*this, getX(), getQ(), getScale(),
+                                   getGroupSize())) ||
+      failed(verifyScaleBuffer(*this, "scale", getScale())))
+    return failure();
+  std::string why;
+  std::optional<BlockFormat> format =
+      getBlockFormat(elementTypeOf(getQ()), elementTypeOf(getScale()),
+                     getGroupSize(), &why);
+  if (!format)
+    return emitOpError() << why;
+  if ((*format == BlockFormat::NvFp4) != bool(getGlobalScale()))
+    return emitOpError() << (getGlobalScale()
+                                 ? "global_scale is NVFP4's (f4E2M1FN q, "
+                                   "f8E4M3FN scale) only"
+                                 : "NVFP4 needs the global_scale operand");
+  if (std::optional<ScaleRounding> rounding = getScaleRounding())
+    if (!isScaleRoundingAllowed(*format, *rounding))
+      return emitOpError() << "scale_rounding "
+                           << stringifyScaleRounding(*rounding)
+                           << " is not a rule of "
+                           << getBlockFormatName(*format);
+  return success();
 }
 
 LogicalResult BufferRmsNormQuantizeOp::verify() {
@@ -88,11 +140,65 @@ LogicalResult BufferRmsNormQuantizeOp::verify() {
   return success();
 }
 
+bool BufferGemmOp::isV2() {
+  return !isV1Pair(getQ(), getXScale()) || !isV1Pair(getW(), getWScale());
+}
+
+/// SPEC v2's gemm on buffers: one format on both sides, the group read
+/// from x_scale, the weight scale [N, G] (MX, NVFP4) or FP8 1x128's
+/// [ceil(N / 128), K / 128] (UE8M0).
+static LogicalResult verifyV2GemmBuffers(BufferGemmOp op, int64_t m,
+                                         int64_t n, int64_t k) {
+  if (failed(verifyScaleBuffer(op, "x_scale", op.getXScale())) ||
+      failed(verifyScaleBuffer(op, "w_scale", op.getWScale())))
+    return failure();
+  auto xsType = cast<MemRefType>(op.getXScale().getType());
+  int64_t groups = xsType.getDimSize(1);
+  if (ShapedType::isDynamic(groups) || groups <= 0 || k % groups != 0)
+    return op.emitOpError()
+           << "x_scale must have a static K / group_size columns dividing K = "
+           << k << ", got [" << formatShape(xsType.getShape()) << "]";
+  int64_t group = k / groups;
+  std::string why;
+  std::optional<BlockFormat> xFormat = getBlockFormat(
+      elementTypeOf(op.getQ()), elementTypeOf(op.getXScale()), group, &why);
+  if (!xFormat)
+    return op.emitOpError() << "q / x_scale: " << why;
+  std::optional<BlockFormat> wFormat = getBlockFormat(
+      elementTypeOf(op.getW()), elementTypeOf(op.getWScale()), group, &why);
+  if (!wFormat || *wFormat != *xFormat ||
+      elementTypeOf(op.getW()) != elementTypeOf(op.getQ()))
+    return op.emitOpError() << "operand formats differ: q / x_scale are "
+                            << getBlockFormatName(*xFormat)
+                            << " but w / w_scale are not; give both "
+                               "operands one format";
+  SmallVector<int64_t, 2> wScaleShape = {n, groups};
+  if (*xFormat == BlockFormat::Fp8BlockE8M0)
+    wScaleShape = {llvm::divideCeilSigned(n, kGemmBlock), k / kGemmBlock};
+  return failure(
+      failed(verifyShape(op, "w", op.getW(), {n, k})) ||
+      failed(verifyShape(op, "x_scale", op.getXScale(), {m, groups})) ||
+      failed(verifyShape(op, "w_scale", op.getWScale(), wScaleShape)) ||
+      failed(verifyShape(op, "out", op.getOut(), {m, n})));
+}
+
 LogicalResult BufferGemmOp::verify() {
   auto qType = cast<MemRefType>(getQ().getType());
   auto wType = cast<MemRefType>(getW().getType());
   int64_t m = qType.getDimSize(0), k = qType.getDimSize(1);
   int64_t n = wType.getDimSize(0);
+  if (isV2()) {
+    if (ShapedType::isDynamic(k))
+      return emitOpError() << "K (dim 1 of q) must be static";
+    if (!wType.hasStaticShape())
+      return emitOpError() << "w must have a static shape [N, K], got ["
+                           << formatShape(wType.getShape()) << "]";
+    if (getWLayout() && (n % 16 != 0 || k % 64 != 0 ||
+                         !isa<Float4E2M1FNType>(wType.getElementType())))
+      return emitOpError() << "a v2 preshuffle_16x16 weight is f4E2M1FN "
+                              "with N % 16 == 0 and K % 64 == 0";
+    return verifyV2GemmBuffers(*this, m, n, k);
+  }
   if (ShapedType::isDynamic(k) || k % kGemmBlock != 0)
     return emitOpError() << "K (dim 1 of q) must be a static multiple of "
                          << kGemmBlock << ", got " << formatShape({k});
@@ -116,7 +222,19 @@ LogicalResult BufferGemmOp::verify() {
       failed(verifyShape(*this, "out", getOut(), {m, n})));
 }
 
+bool BufferMaterializeOp::isV2() {
+  return !elementTypeOf(getSource()).isF32() || getPaddedLayout(getSource()) ||
+         getPaddedLayout(getDest());
+}
+
 LogicalResult BufferMaterializeOp::verify() {
+  if (elementTypeOf(getDest()) != elementTypeOf(getSource()))
+    return emitOpError() << "dest element type " << elementTypeOf(getDest())
+                         << " must match source element type "
+                         << elementTypeOf(getSource());
+  if (failed(verifyScaleBuffer(*this, "source", getSource())) ||
+      failed(verifyScaleBuffer(*this, "dest", getDest())))
+    return failure();
   return verifyShape(*this, "dest", getDest(),
                      cast<MemRefType>(getSource().getType()).getShape());
 }

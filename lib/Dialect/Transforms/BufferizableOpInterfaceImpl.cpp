@@ -18,6 +18,7 @@
 
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Runtime/fp8q_scale_layouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -42,6 +43,10 @@ MemRefType getFp8qMemRefType(RankedTensorType type) {
   auto layout = dyn_cast<LayoutAttr>(encoding);
   if (!layout || type.getRank() != 2)
     return {};
+  // SPEC v2's padded layouts have no strided form: the layout itself is the
+  // memref layout (strides (0, 0) over the whole allocation).
+  if (!layout.isStrided())
+    return MemRefType::get(type.getShape(), type.getElementType(), layout);
   if (layout.isRowMajor())
     return MemRefType::get(type.getShape(), type.getElementType());
   SmallVector<int64_t, 2> strides = getScaleStrides(layout, type.getShape());
@@ -95,6 +100,83 @@ Value getRows(OpBuilder &b, Location loc, Value buffer) {
   return memref::DimOp::create(b, loc, buffer, 0);
 }
 
+/// roundup(rows, multiple) * factor as an index value (rows dynamic).
+Value getRoundedProduct(OpBuilder &b, Location loc, Value rows,
+                        int64_t multiple, int64_t factor) {
+  Value sum = arith::AddIOp::create(
+      b, loc, rows, arith::ConstantIndexOp::create(b, loc, multiple - 1));
+  Value blocks = arith::DivUIOp::create(
+      b, loc, sum, arith::ConstantIndexOp::create(b, loc, multiple));
+  return arith::MulIOp::create(
+      b, loc, blocks,
+      arith::ConstantIndexOp::create(b, loc, multiple * factor));
+}
+
+/// A padded scale [M, G] (SPEC v2): a dense rank-1 allocation of the
+/// layout's fp8q_scale_layout_alloc elements, viewed as the logical scale
+/// in the layout (strides (0, 0)). Every padded layout allocates
+/// roundup(M, A) * C elements for a row multiple A and a per-row-block
+/// width C; both are read off the C allocation function, so its formula
+/// stays the one definition.
+FailureOr<Value> allocatePaddedScale(OpBuilder &b, Location loc,
+                                     MemRefType type, LayoutAttr layout,
+                                     Value rows,
+                                     const BufferizationOptions &options) {
+  int code = layout.getLayoutCode();
+  int64_t g = type.getDimSize(1);
+  int64_t multiple = code == FP8Q_LAYOUT_COL_MAJOR_PACK4 ? layout.getAlign()
+                     : code == FP8Q_LAYOUT_SWIZZLE_32_4_4 ? 128
+                                                           : 256;
+  int64_t factor =
+      fp8q_scale_layout_alloc(code, layout.getAlign(), multiple, g) / multiple;
+  SmallVector<Value, 1> dynSizes;
+  int64_t elements = ShapedType::kDynamic;
+  if (type.isDynamicDim(0))
+    dynSizes.push_back(getRoundedProduct(b, loc, rows, multiple, factor));
+  else
+    elements = fp8q_scale_layout_alloc(code, layout.getAlign(),
+                                       type.getDimSize(0), g);
+  auto flatType = MemRefType::get({elements}, type.getElementType());
+  FailureOr<Value> flat = options.createAlloc(b, loc, flatType, dynSizes);
+  if (failed(flat))
+    return failure();
+  SmallVector<OpFoldResult, 2> sizes = {
+      type.isDynamicDim(0) ? OpFoldResult(rows)
+                           : b.getIndexAttr(type.getDimSize(0)),
+      b.getIndexAttr(g)};
+  SmallVector<OpFoldResult, 2> strides = {b.getIndexAttr(0),
+                                          b.getIndexAttr(0)};
+  return memref::ReinterpretCastOp::create(b, loc, type, *flat,
+                                           b.getIndexAttr(0), sizes, strides)
+      .getResult();
+}
+
+/// An f4E2M1FN buffer [M, K] (K even, checked by the ops' verifiers): the
+/// bytes are packed two per byte (SPEC v2), so M * K / 2 bytes are
+/// allocated and viewed as the logical element buffer (memref.view), not
+/// the byte per element an f4 memref.alloc would take.
+FailureOr<Value> allocatePackedFp4(OpBuilder &b, Location loc, MemRefType type,
+                                   Value rows,
+                                   const BufferizationOptions &options) {
+  int64_t k = type.getDimSize(1);
+  SmallVector<Value, 1> dynSizes, viewSizes;
+  int64_t bytes = ShapedType::kDynamic;
+  if (type.isDynamicDim(0)) {
+    dynSizes.push_back(arith::MulIOp::create(
+        b, loc, rows, arith::ConstantIndexOp::create(b, loc, k / 2)));
+    viewSizes.push_back(rows);
+  } else {
+    bytes = type.getDimSize(0) * (k / 2);
+  }
+  auto byteType = MemRefType::get({bytes}, b.getI8Type());
+  FailureOr<Value> raw = options.createAlloc(b, loc, byteType, dynSizes);
+  if (failed(raw))
+    return failure();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return memref::ViewOp::create(b, loc, type, *raw, zero, viewSizes)
+      .getResult();
+}
+
 /// Allocates a buffer for a result of tensor type `type`. Only dim 0 (M) may
 /// be dynamic; it is then the extent of dim 0 of `rowsSource` (an operand
 /// buffer with the same M). Scales in a column-major layout are allocated
@@ -113,6 +195,10 @@ FailureOr<Value> allocateResult(OpBuilder &b, Location loc,
       rows = getRows(b, loc, rowsSource);
       dynSizes.push_back(rows);
     }
+  if (isa<Float4E2M1FNType>(type.getElementType()))
+    return allocatePackedFp4(b, loc, memrefType, rows, options);
+  if (layout && !layout.isStrided())
+    return allocatePaddedScale(b, loc, memrefType, layout, rows, options);
   if (!layout || layout.isRowMajor())
     return options.createAlloc(b, loc, memrefType, dynSizes);
 
@@ -221,13 +307,17 @@ struct QuantizeOpModel : public Fp8qOpModel<QuantizeOpModel, QuantizeOp> {
     SmallVector<Value> operands{quant.getX()};
     if (Value gate = quant.getSiluGate())
       operands.push_back(gate);
+    if (Value global = quant.getGlobalScale())
+      operands.push_back(global);
     if (failed(getBuffers(rewriter, operands, options, state, ins)))
       return failure();
     if (failed(allocateResults(rewriter, op, ins[0], options, outs)))
       return failure();
-    Value gate = ins.size() > 1 ? ins[1] : Value();
-    BufferQuantizeOp::create(rewriter, op->getLoc(), ins[0], gate, outs[0],
-                             outs[1], quant.getGroupSize());
+    Value gate = quant.getSiluGate() ? ins[1] : Value();
+    Value global = quant.getGlobalScale() ? ins.back() : Value();
+    BufferQuantizeOp::create(rewriter, op->getLoc(), ins[0], gate, global,
+                             outs[0], outs[1], quant.getGroupSizeAttr(),
+                             quant.getScaleRoundingAttr());
     replaceOpWithBufferizedValues(rewriter, op, outs);
     return success();
   }

@@ -146,7 +146,9 @@ struct ScaleView {
 /// in `layout` / `align` (codes already checked by checkScaleLayout):
 /// sizes [M, G]; a padded layout has strides (0, 0) and its allocation
 /// within FP8Q_MAX_SPAN_BYTES; a strided layout has the layout's strides
-/// (an extent of 1 makes its stride irrelevant). Fills `v`.
+/// (row_major exactly; col_major any leading dimension >= M that is a
+/// multiple of align; an extent of 1 makes its stride irrelevant). Fills
+/// `v`.
 inline int32_t checkScaleOperand(const char *entry, const char *name,
                                  const fp8q_memref_2d *d, int32_t scaleType,
                                  int32_t layout, int64_t align, int64_t M,
@@ -167,9 +169,13 @@ inline int32_t checkScaleOperand(const char *entry, const char *name,
     auto wrongStrides = [&](int64_t s0, int64_t s1) {
       return fail(entry, FP8Q_ERR_LAYOUT,
                   "operand %s is declared %s (align %lld): its strides must "
-                  "be (%lld, %lld), got (%lld, %lld)%s",
+                  "be (%lld, %lld)%s, got (%lld, %lld)%s",
                   name, fp8q_scale_layout_name(layout), (long long)align,
-                  (long long)e0, (long long)e1, (long long)s0, (long long)s1,
+                  (long long)e0, (long long)e1,
+                  layout == FP8Q_LAYOUT_COL_MAJOR ? " or (1, ld >= M), ld a "
+                                                    "multiple of the align"
+                                                  : "",
+                  (long long)s0, (long long)s1,
                   s0 == 0 && s1 == 0
                       ? " (strides (0, 0) mark a padded or swizzled buffer)"
                       : "");
@@ -180,7 +186,14 @@ inline int32_t checkScaleOperand(const char *entry, const char *name,
     View2 sv;
     if (int32_t s = checkOperand(entry, name, d, elt, M, G, access, sv))
       return s;
-    if ((M > 1 && sv.s0 != e0) || (G > 1 && sv.s1 != e1))
+    // row_major: exactly (G, 1). col_major: (1, ld) with any ld >= M that
+    // is a multiple of align (a memref of dynamic M states ld but not the
+    // align it was rounded to; the elements are read through the strides).
+    bool ok = layout == FP8Q_LAYOUT_ROW_MAJOR
+                  ? (M <= 1 || sv.s0 == e0) && (G <= 1 || sv.s1 == e1)
+                  : (M <= 1 || sv.s0 == 1) &&
+                        (G <= 1 || (sv.s1 >= M && sv.s1 % align == 0));
+    if (!ok)
       return wrongStrides(sv.s0, sv.s1);
     v.base = sv.base;
     v.s0 = sv.s0;

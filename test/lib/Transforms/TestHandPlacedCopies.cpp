@@ -3,13 +3,15 @@
 // Models the hand-written fix of SGLang PR 29275 so fp8q's propagation can be
 // measured against it: producers write row-major and every GEMM whose kernel
 // reads another layout gets its own copy (`scale.t().contiguous().t()`),
-// placed at the consumer, shared with nobody and hoisted nowhere.
+// placed at the consumer, shared with nobody and hoisted nowhere. Which
+// consumers read another layout comes from ScaleLayoutAnalysis in read-only
+// mode (the needs propagation solves for), not from a rule of its own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TestPasses.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
-#include "fp8q/Target/KernelContracts.h"
+#include "fp8q/Transforms/ScaleLayoutAnalysis.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -25,24 +27,26 @@ namespace {
 struct HandPlacedCopiesPass
     : public fp8q::test::impl::HandPlacedCopiesBase<HandPlacedCopiesPass> {
   void runOnOperation() override {
-    getOperation().walk([&](GemmOp gemm) {
-      std::optional<Kernel> kernel = gemm.getKernel();
-      if (!kernel)
-        return;
-      auto scaleType = cast<RankedTensorType>(gemm.getXScale().getType());
-      LayoutAttr required = getRequiredScaleLayout(*kernel, gemm.getContext());
-      if (!required || scaleLayoutSatisfies(*kernel, getScaleLayout(scaleType),
-                                            scaleType.getShape()))
-        return;
+    ModuleOp module = getOperation();
+    if (failed(checkScaleLayoutAnalysisContext(module)))
+      return signalPassFailure();
+    ScaleLayoutAnalysis analysis(module, /*fuseProducers=*/false);
+    const ScaleLayoutPlan &plan = analysis.solveInPlace();
+    for (const ScaleUse &use : plan.uses) {
+      if (use.consumer != ScaleConsumer::XScale || plan.isMet(use))
+        continue;
       // The consumer boundary copy: the same value re-materialized before
       // each gemm that needs it, however many share the scale.
+      Operation *gemm = use.operand->getOwner();
+      Value scale = use.operand->get();
       OpBuilder builder(gemm);
-      Value copy = MaterializeOp::create(builder, gemm.getLoc(),
-                                         withScaleLayout(scaleType, required),
-                                         gemm.getXScale());
-      gemm.getXScaleMutable().assign(copy);
+      Value copy = MaterializeOp::create(
+          builder, gemm->getLoc(),
+          withScaleLayout(cast<RankedTensorType>(scale.getType()), use.layout),
+          scale);
+      use.operand->set(copy);
       ++numCopiesInserted;
-    });
+    }
   }
 };
 } // namespace

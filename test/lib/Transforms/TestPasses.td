@@ -18,7 +18,8 @@ def HandPlacedCopies : Pass<"fp8q-hand-placed-copies", "mlir::ModuleOp"> {
     not a pass to ship: it models SGLang's hand-written fix, where producers
     write row-major and each GEMM whose kernel reads another layout gets its
     own `scale.t().contiguous().t()` copy right before it, shared with no
-    other consumer and hoisted out of nothing. Run it after
+    other consumer and hoisted out of nothing. Which gemms read another
+    layout comes from the scale-layout analysis run read-only. Run it after
     `--fp8q-select-kernels` in place of propagation; `--fp8q-verify-contracts`
     passes afterwards.
   }];

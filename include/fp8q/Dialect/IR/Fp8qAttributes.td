@@ -7,6 +7,7 @@ include "fp8q/Dialect/IR/Fp8qDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/TensorEncoding.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -68,7 +69,10 @@ class Fp8q_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 }
 
 def Fp8q_LayoutAttr : Fp8q_Attr<"Layout", "layout",
-    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>,
+     DeclareAttrInterfaceMethods<MemRefLayoutAttrInterface,
+                                 ["isIdentity", "verifyLayout",
+                                  "getStridesAndOffset"]>]> {
   let summary = "physical layout of an activation scale tensor";
   let description = [{
     Encoding of a rank-2 scale tensor of shape [M, G] (G = K / group
@@ -83,6 +87,17 @@ def Fp8q_LayoutAttr : Fp8q_Attr<"Layout", "layout",
     word, words MN-major with leading dimension roundup(M, a) (DeepGEMM
     sm100); `swizzle_32_4_4` is NVIDIA Blackwell's 128x4 tile layout;
     `cdna4_mx` is AMD gfx950's MX scale shuffle.
+
+    A padded layout is also the layout of the memref bufferization gives
+    such a scale: `memref<?x224xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>`
+    is the logical [M, G] scale whose bytes are the layout's whole
+    allocation (fp8q_scale_layout_alloc) from its base, element (m, g) at
+    the layout's offset. For MLIR it is a strided layout with strides
+    (0, 0): descriptors, views and deallocation work on it, and no strided
+    access can mistake it for a dense [M, G] buffer; only fp8q ops read or
+    write its elements (docs/Lowering.md, "Padded scale layouts"). The
+    strided layouts are memref layouts as `strided<...>`, never as
+    `#fp8q.layout`.
 
     ```mlir
     tensor<?x56xf32, #fp8q.layout<col_major>>

@@ -27,9 +27,15 @@ class Fp8q_BufferOp<string mnemonic, list<Trait> traits = []>
 def Fp8q_ActMemRef : MemRefRankOf<[BF16, F16, F32], [2]>;
 def Fp8q_Fp8MemRef : MemRefRankOf<[Fp8q_Float8], [2]>;
 def Fp8q_ScaleMemRef : MemRefRankOf<[F32], [2]>;
+// SPEC v2: any quantized element type (f4E2M1FN buffers are logical [M, K]
+// element buffers whose bytes are packed two per byte) and any scale
+// element type; a padded scale layout is the memref's #fp8q.layout.
+def Fp8q_QMemRef : MemRefRankOf<[Fp8q_QElem], [2]>;
+def Fp8q_AnyScaleMemRef : MemRefRankOf<[Fp8q_ScaleElem], [2]>;
 def Fp8q_OutMemRef : MemRefRankOf<[BF16], [2]>;
 
-def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize"> {
+def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize",
+    [AttrSizedOperandSegments]> {
   let summary = "memref form of fp8q.quantize (destination-passing)";
   let description = [{
     Reads x [M, K], writes q [M, K] and scale [M, K / group_size]. The
@@ -37,21 +43,39 @@ def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize"> {
     (strides (1, ld)) receives the fused transposed write. With
     `silu_gate` the quantized input is silu(gate) * x (fp8q.quantize).
 
+    SPEC v2 formats as for fp8q.quantize: the element types choose the
+    format, `scale_rounding` the rule, `global_scale` (memref<f32>) is
+    NVFP4's. A scale in a padded layout
+    (`memref<MxGxT, #fp8q.layout<...>>`) is written with its padding.
+
     ```mlir
     fp8q.buffer.quantize %x, %q, %s {group_size = 128 : i64}
         : memref<?x256xbf16>, memref<?x256xf8E4M3FN>,
           memref<?x2xf32, strided<[1, ?]>>
+    fp8q.buffer.quantize %x, %q, %s {group_size = 32 : i64}
+        : memref<?x256xbf16>, memref<?x256xf4E2M1FN>,
+          memref<?x8xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
     ```
   }];
   let arguments = (ins Arg<Fp8q_ActMemRef, "input", [MemRead]>:$x,
                        Arg<Optional<Fp8q_ActMemRef>, "SiLU gate", [MemRead]>:
                            $silu_gate,
-                       Arg<Fp8q_Fp8MemRef, "quantized output", [MemWrite]>:$q,
-                       Arg<Fp8q_ScaleMemRef, "scale output", [MemWrite]>:$scale,
-                       DefaultValuedAttr<I64Attr, "128">:$group_size);
+                       Arg<Optional<MemRefRankOf<[F32], [0]>>,
+                           "NVFP4 global scale", [MemRead]>:$global_scale,
+                       Arg<Fp8q_QMemRef, "quantized output", [MemWrite]>:$q,
+                       Arg<Fp8q_AnyScaleMemRef, "scale output", [MemWrite]>:
+                           $scale,
+                       DefaultValuedAttr<I64Attr, "FP8Q_SCALE_BLOCK">:$group_size,
+                       OptionalAttr<Fp8q_ScaleRoundingAttr>:$scale_rounding);
   let assemblyFormat = [{
-    $x (`silu_gate` `(` $silu_gate^ `:` type($silu_gate) `)`)? `,` $q `,`
+    $x (`silu_gate` `(` $silu_gate^ `:` type($silu_gate) `)`)?
+    (`global` `(` $global_scale^ `:` type($global_scale) `)`)? `,` $q `,`
     $scale attr-dict `:` type($x) `,` type($q) `,` type($scale)
+  }];
+  let extraClassDeclaration = [{
+    /// True when the op needs SPEC v2's entry point (a format, layout or
+    /// rounding the v1 FP8 1x128 quantize does not have).
+    bool isV2();
   }];
 }
 
@@ -81,7 +105,7 @@ def Fp8q_BufferRmsNormQuantizeOp : Fp8q_BufferOp<"rms_norm_quantize",
       Arg<Optional<Fp8q_ActMemRef>, "x + residual output", [MemWrite]>:
           $residual_sum,
       DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
-      DefaultValuedAttr<I64Attr, "128">:$group_size);
+      DefaultValuedAttr<I64Attr, "FP8Q_SCALE_BLOCK">:$group_size);
   let assemblyFormat = [{
     $x `,` $gamma `,` $q `,` $scale (`,` $unquantized^)?
     (`residual` `(` $residual^ `:` type($residual) `->` $residual_sum `:`
@@ -99,7 +123,9 @@ def Fp8q_BufferGemmOp : Fp8q_BufferOp<"gemm"> {
     sum_{k in kb} q[m, k] * w[n, k]. Memref layouts cannot express the
     preshuffle permutation, so a preshuffled weight is a plain [N, K] buffer
     of permuted bytes and `w_layout` records how its bytes are ordered.
-    `kernel` is required by --fp8q-lower-to-runtime.
+    `kernel` is required by --fp8q-lower-to-runtime. SPEC v2 formats: q
+    and w in one format, scales of any element type and layout (a padded
+    layout is the memref's #fp8q.layout), the group read from x_scale.
 
     ```mlir
     fp8q.buffer.gemm %q, %s, %w, %ws, %out
@@ -109,10 +135,10 @@ def Fp8q_BufferGemmOp : Fp8q_BufferOp<"gemm"> {
           memref<320x256xf8E4M3FN>, memref<3x2xf32>, memref<?x320xbf16>
     ```
   }];
-  let arguments = (ins Arg<Fp8q_Fp8MemRef, "q", [MemRead]>:$q,
-                       Arg<Fp8q_ScaleMemRef, "x_scale", [MemRead]>:$x_scale,
-                       Arg<Fp8q_Fp8MemRef, "weight", [MemRead]>:$w,
-                       Arg<Fp8q_ScaleMemRef, "w_scale", [MemRead]>:$w_scale,
+  let arguments = (ins Arg<Fp8q_QMemRef, "q", [MemRead]>:$q,
+                       Arg<Fp8q_AnyScaleMemRef, "x_scale", [MemRead]>:$x_scale,
+                       Arg<Fp8q_QMemRef, "weight", [MemRead]>:$w,
+                       Arg<Fp8q_AnyScaleMemRef, "w_scale", [MemRead]>:$w_scale,
                        Arg<Fp8q_OutMemRef, "output", [MemWrite]>:$out,
                        OptionalAttr<Fp8q_KernelAttr>:$kernel,
                        OptionalAttr<Fp8q_WeightLayoutAttr>:$w_layout);
@@ -120,6 +146,10 @@ def Fp8q_BufferGemmOp : Fp8q_BufferOp<"gemm"> {
     $q `,` $x_scale `,` $w `,` $w_scale `,` $out attr-dict `:`
     type($q) `,` type($x_scale) `,` type($w) `,` type($w_scale) `,`
     type($out)
+  }];
+  let extraClassDeclaration = [{
+    /// True when the operands are not FP8 1x128 with f32 scales.
+    bool isV2();
   }];
 }
 
@@ -136,10 +166,15 @@ def Fp8q_BufferMaterializeOp : Fp8q_BufferOp<"materialize"> {
         : memref<?x2xf32>, memref<?x2xf32, strided<[1, ?]>>
     ```
   }];
-  let arguments = (ins Arg<Fp8q_ScaleMemRef, "source", [MemRead]>:$source,
-                       Arg<Fp8q_ScaleMemRef, "destination", [MemWrite]>:$dest);
+  let arguments = (ins Arg<Fp8q_AnyScaleMemRef, "source", [MemRead]>:$source,
+                       Arg<Fp8q_AnyScaleMemRef, "destination", [MemWrite]>:
+                           $dest);
   let assemblyFormat = [{
     $source `,` $dest attr-dict `:` type($source) `,` type($dest)
+  }];
+  let extraClassDeclaration = [{
+    /// True when a side is not a strided f32 scale (SPEC v2's entry point).
+    bool isV2();
   }];
 }
 

@@ -7,6 +7,9 @@
 #ifndef FP8Q_DIALECT_IR_FP8QDIALECT_H
 #define FP8Q_DIALECT_IR_FP8QDIALECT_H
 
+// FP8Q_SCALE_BLOCK: the group_size default of the quantize ops.
+#include "fp8q/Runtime/fp8q_contracts.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"

@@ -67,7 +67,7 @@ def Fp8q_QuantizeOp : Fp8q_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   let arguments = (ins Fp8q_ActTensor:$x,
                        Optional<Fp8q_ActTensor>:$silu_gate,
                        Optional<0DTensorOf<[F32]>>:$global_scale,
-                       DefaultValuedAttr<I64Attr, "128">:$group_size,
+                       DefaultValuedAttr<I64Attr, "FP8Q_SCALE_BLOCK">:$group_size,
                        OptionalAttr<Fp8q_ScaleRoundingAttr>:$scale_rounding);
   let results = (outs Fp8q_QTensor:$q, Fp8q_AnyScaleTensor:$scale);
   let assemblyFormat = [{
@@ -109,7 +109,7 @@ def Fp8q_RmsNormQuantizeOp : Fp8q_Op<"rms_norm_quantize",
                        TensorRankOf<[BF16, F16, F32], [1]>:$gamma,
                        Optional<Fp8q_ActTensor>:$residual,
                        DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon,
-                       DefaultValuedAttr<I64Attr, "128">:$group_size,
+                       DefaultValuedAttr<I64Attr, "FP8Q_SCALE_BLOCK">:$group_size,
                        UnitAttr:$keep_unquantized);
   let results = (outs Fp8q_Fp8Tensor:$q, Fp8q_ScaleTensor:$scale,
                       Optional<Fp8q_ActTensor>:$unquantized,
