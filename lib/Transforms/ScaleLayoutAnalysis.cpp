@@ -69,9 +69,13 @@ void ScaleLayoutAnalysis::Impl::collect() {
 }
 
 void ScaleLayoutAnalysis::Impl::visit(Operation *op, bool inSymbolScope) {
-  if (auto mat = dyn_cast<MaterializeOp>(op))
-    materializeOps.push_back(mat);
-  else if (op->getNumRegions() == 1 &&
+  // Only materializations of the scales the solver models (f32, v1
+  // layouts) are detached and re-decided; any other (SPEC v2's byte scales
+  // and padded layouts) stays where the program put it.
+  if (auto mat = dyn_cast<MaterializeOp>(op)) {
+    if (isScaleTensorType(mat.getType()))
+      materializeOps.push_back(mat);
+  } else if (op->getNumRegions() == 1 &&
            op->getParentOp() != module.getOperation() && mayBeRewritable(op))
     nestedFuncs.push_back(op);
 

@@ -10,10 +10,11 @@
 //   124), m = 1 -> 2^-2 (125), m = 2 -> 2^-2 (125: 96 / 448 = 0.21);
 //   q = x / scale: m = 0, k = 0 -> 8.0 = 0x50 (80), k = 31 -> 256 = 0x78
 //   (120); m = 1, k = 0 -> 2 / 0.25 = 8.0 (80).
-// No propagation runs (skip-propagation): the scale layouts are those
-// written.
+// The whole pipeline runs: propagation leaves the v2 materializations
+// where they are (it models f32 scales; test/Transforms/
+// propagate-v2-unmodeled.mlir).
 //
-// RUN: fp8q-opt %s --fp8q-pipeline="skip-propagation=true" \
+// RUN: fp8q-opt %s --fp8q-pipeline \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
 // RUN:       -shared-libs=%fp8q_libs/libfp8q_runtime_cpu.so,%llvm_libs/libmlir_c_runner_utils.so,%llvm_libs/libmlir_runner_utils.so \
 // RUN:   | FileCheck %s
