@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DecodeGemm.hip"
 #include "GemmBlockScale.hip"
 #include "Materialize.hip"
 #include "MaterializeV2.hip"

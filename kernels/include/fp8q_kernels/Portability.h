@@ -45,6 +45,14 @@
 #define FP8Q_DEV
 #endif
 
+/// Full unrolling of a constant-trip loop in device code (register arrays
+/// indexed by the loop variable stay in registers); nothing on the host.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define FP8Q_UNROLL _Pragma("unroll")
+#else
+#define FP8Q_UNROLL
+#endif
+
 /// True while compiling device code for an AMD GPU.
 #if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN__)
 #define FP8Q_AMDGCN 1
@@ -225,6 +233,20 @@ __device__ inline Bytes16 loadOnce16(const void *p) {
 #if defined(FP8Q_NVPTX) && FP8Q_NV_STREAM
   const uint4 u = __ldcs(static_cast<const uint4 *>(p));
   return Bytes16{{u.x, u.y, u.z, u.w}};
+#else
+  return *static_cast<const Bytes16 *>(p);
+#endif
+}
+/// 16-byte load of a stream read once by this block and by no other
+/// (a GEMM's weight): past L1 on NVIDIA (ld.global.nc.L1::no_allocate),
+/// so the activations the block re-reads keep the L1; plain on AMD.
+__device__ inline Bytes16 loadStream16(const void *p) {
+#if defined(FP8Q_NVPTX)
+  Bytes16 b;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(b.w[0]), "=r"(b.w[1]), "=r"(b.w[2]), "=r"(b.w[3])
+      : "l"(p));
+  return b;
 #else
   return *static_cast<const Bytes16 *>(p);
 #endif

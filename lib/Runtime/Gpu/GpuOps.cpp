@@ -11,12 +11,14 @@
 #include "GpuApi.h"
 
 #include "fp8q/Runtime/fp8q_preshuffle.h"
+#include "fp8q_kernels/DecodeGemm.h"
 #include "fp8q_kernels/GemmTile.h"
 #include "fp8q_kernels/KernelArgs.h"
 
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 using namespace fp8q::kern;
@@ -47,6 +49,14 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_quantize_v2_f16",
     "fp8q_kernel_quantize_v2_f32",
     "fp8q_kernel_materialize_v2",
+    "fp8q_kernel_decode_gemm_m8",
+    "fp8q_kernel_decode_gemm_m16",
+    "fp8q_kernel_decode_gemm_m32",
+    "fp8q_kernel_decode_gemm_m64",
+    "fp8q_kernel_decode_gemm_preshuffle_m8",
+    "fp8q_kernel_decode_gemm_preshuffle_m16",
+    "fp8q_kernel_decode_gemm_preshuffle_m32",
+    "fp8q_kernel_decode_gemm_preshuffle_m64",
 };
 
 namespace {
@@ -462,6 +472,53 @@ int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
   return ex.finish();
 }
 
+namespace {
+
+/// False when FP8Q_DECODE_GEMM=0 (A/B runs against the vendor GEMM).
+bool decodeGemmEnabled() {
+  static const bool on = [] {
+    const char *v = std::getenv("FP8Q_DECODE_GEMM");
+    return !(v && v[0] == '0' && v[1] == 0);
+  }();
+  return on;
+}
+
+/// Runs the decode GEMM (kernels/src/DecodeGemm.hip) where it is routed:
+/// devices that have it (DeviceInfo::decodeGemm), the fp8 flavour its
+/// matrix step reads, M <= 8 for `cublas` (measured faster than cuBLASLt
+/// there on every shape of bench/results/h200-decode-gemm.log: cuBLASLt
+/// refuses M = 1 and runs M padded to 16) and M <= 64 for the kernels that
+/// would otherwise run the portable GEMM. It reads the activation scale
+/// through its strides and the plain or preshuffled weight, so it meets
+/// every kernel's contract. Exec::kNotHandled where it is not routed.
+int32_t decodeGemm(Exec &ex, const DeviceInfo &info,
+                   const fp8q::rt::GemmPlan &plan, const GemmArgs &g,
+                   int32_t kernel) {
+  const int64_t M = plan.M, N = plan.N, K = plan.K;
+  const int64_t maxM = kernel == FP8Q_KERNEL_CUBLAS ? 8 : 64;
+  if (!info.decodeGemm || !decodeGemmEnabled() || M > maxM ||
+      plan.readType != (info.decodeNv ? FP8Q_F8E4M3FN : info.mfmaFp8) ||
+      (plan.preshuffled && (N % 16 || K % 32)))
+    return Exec::kNotHandled;
+  DecodeGemmArgs d{g.q,   g.xs,  g.w,   g.ws,  g.out, M,     N,    K,
+                   g.ldq, g.xs0, g.xs1, g.ldw, g.ws0, g.ws1, g.ldo};
+  const int rows = info.decodeNv ? decodeKernelRows<DecodeMapNv>(M)
+                                 : decodeKernelRows<DecodeMapAmd>(M);
+  const int variant = rows == 8 ? 0 : rows == 16 ? 1 : rows == 32 ? 2 : 3;
+  const KernelId id =
+      (KernelId)((int)(plan.preshuffled ? KernelId::DecodeGemmPreshuffle8
+                                        : KernelId::DecodeGemm8) +
+                 variant);
+  Dim3 grid, block;
+  grid.x = (unsigned)ceilDiv(N, kDecodeTileN);
+  grid.y = (unsigned)ceilDiv(M, rows);
+  block.x = kDecodeThreads;
+  void *args[] = {&d};
+  return ex.launch(id, grid, block, args);
+}
+
+} // namespace
+
 int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
                int32_t kernel, int32_t fp8, int32_t weightLayout) {
@@ -516,6 +573,10 @@ int32_t gemmOp(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
              wso.s0,
              wso.s1,
              oo.s0};
+  // fp8q's decode GEMM for small M, where it is routed.
+  int32_t d = decodeGemm(ex, info, plan, a, kernel);
+  if (d != Exec::kNotHandled)
+    return d ? d : ex.finish();
   // A vendor library where the kernel is one (cuBLASLt for `cublas`).
   int32_t v = ex.vendorGemm(plan, kernel);
   if (v != Exec::kNotHandled)

@@ -41,11 +41,25 @@ enum class KernelId : int {
   QuantizeV2F16,
   QuantizeV2F32,
   MaterializeV2,
+  DecodeGemm8, ///< fp8q_kernel_decode_gemm_m8 (NVIDIA only)
+  DecodeGemm16,
+  DecodeGemm32,
+  DecodeGemm64,
+  DecodeGemmPreshuffle8, ///< fp8q_kernel_decode_gemm_preshuffle_m8 (NVIDIA)
+  DecodeGemmPreshuffle16,
+  DecodeGemmPreshuffle32,
+  DecodeGemmPreshuffle64,
   Count
 };
 
 /// Kernel symbol names (extern "C" in kernels/src).
 extern const char *const kKernelNames[(int)KernelId::Count];
+
+/// Kernels the AMD code objects do not have (the decode GEMM's 8-row
+/// variants: AMD's m tile is 16 rows).
+inline bool isNvidiaOnlyKernel(KernelId id) {
+  return id == KernelId::DecodeGemm8 || id == KernelId::DecodeGemmPreshuffle8;
+}
 
 /// Grid or block extents.
 struct Dim3 {
@@ -54,11 +68,15 @@ struct Dim3 {
 
 /// What the back end found: the device architecture ("gfx950", "sm_90"),
 /// whether the MFMA GEMM kernels exist there, and the fp8 flavour their
-/// matrix instructions read (fp8q_fp8_type).
+/// matrix instructions read (fp8q_fp8_type); whether the decode GEMM
+/// (kernels/src/DecodeGemm.hip) is routed for small M there, and with
+/// NVIDIA's lane mapping (8-row m tiles) or AMD's (16-row).
 struct DeviceInfo {
   std::string arch;
   bool hasMfma = false;
   int mfmaFp8 = 0;
+  bool decodeGemm = false;
+  bool decodeNv = false;
 };
 
 /// Initializes the device and loads the kernels once. On failure returns

@@ -61,6 +61,22 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_quantize_v2_f32;
   case KernelId::MaterializeV2:
     return (const void *)fp8q_kernel_materialize_v2;
+  case KernelId::DecodeGemm8:
+    return (const void *)fp8q_kernel_decode_gemm_m8;
+  case KernelId::DecodeGemm16:
+    return (const void *)fp8q_kernel_decode_gemm_m16;
+  case KernelId::DecodeGemm32:
+    return (const void *)fp8q_kernel_decode_gemm_m32;
+  case KernelId::DecodeGemm64:
+    return (const void *)fp8q_kernel_decode_gemm_m64;
+  case KernelId::DecodeGemmPreshuffle8:
+    return (const void *)fp8q_kernel_decode_gemm_preshuffle_m8;
+  case KernelId::DecodeGemmPreshuffle16:
+    return (const void *)fp8q_kernel_decode_gemm_preshuffle_m16;
+  case KernelId::DecodeGemmPreshuffle32:
+    return (const void *)fp8q_kernel_decode_gemm_preshuffle_m32;
+  case KernelId::DecodeGemmPreshuffle64:
+    return (const void *)fp8q_kernel_decode_gemm_preshuffle_m64;
   default:
     return nullptr;
   }
@@ -85,6 +101,10 @@ bool initDevice(DeviceInfo &info, std::string &error) {
   info.arch = "sm_90";
   info.hasMfma = false;
   info.mfmaFp8 = 0;
+  // Built for sm_90 only (CMAKE_CUDA_ARCHITECTURES): the FP8 mma.sync of
+  // the decode GEMM exists there.
+  info.decodeGemm = true;
+  info.decodeNv = true;
   return true;
 }
 

@@ -68,7 +68,8 @@ ModuleState &state() {
       return;
     }
     for (int i = 0; i < (int)KernelId::Count; ++i)
-      if ((e = hipModuleGetFunction(&s.functions[i], s.module,
+      if (!isNvidiaOnlyKernel((KernelId)i) &&
+          (e = hipModuleGetFunction(&s.functions[i], s.module,
                                     kKernelNames[i])) != hipSuccess) {
         s.error =
             hipMessage("hipModuleGetFunction", e) + " for " + kKernelNames[i];
@@ -96,6 +97,11 @@ bool initDevice(DeviceInfo &info, std::string &error) {
 bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
                  std::string &error) {
   ModuleState &s = state();
+  if (!s.functions[(int)id]) {
+    error = std::string(kKernelNames[(int)id]) + " does not exist on " +
+            s.info.arch;
+    return false;
+  }
   hipError_t e = hipModuleLaunchKernel(s.functions[(int)id], grid.x, grid.y,
                                        grid.z, block.x, block.y, block.z, 0,
                                        (hipStream_t)stream, args, nullptr);

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Decode GEMM on the H200: fp8q's weight-streaming kernel against the device
+copy bandwidth and cuBLAS's blockwise FP8 GEMM, measured in one run.
+
+For each weight shape [N, K] (the GLM-5 / DeepSeek-V3.2 TP 8 projections)
+and M: a ring of distinct weight copies larger than twice the L2 (so that
+L2 never serves a weight), one CUDA graph of one GEMM per ring entry,
+replayed; time per GEMM = replay time / ring size (median of the replays).
+Weight bandwidth = N * K bytes / time. Copy bandwidth = (read + write bytes)
+/ time of a 1 GiB device copy in the same run. Correctness: every variant's
+output against a float64 reference of the definition (bf16 tolerance).
+
+Usage: python3 decode_gemm_h200.py <libdecode.so> [--iters N]
+"""
+import argparse
+import ctypes
+import statistics
+import sys
+
+SHAPES = [(6144, 2048), (4096, 6144), (2624, 6144), (2048, 2048),
+          (7168, 2048), (2112, 7168), (6144, 256), (24576, 1536)]
+MS = [1, 16, 64]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("lib")
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--shapes", default="")
+    args = ap.parse_args()
+    import torch
+    import torch.nn.functional as F
+
+    lib = ctypes.CDLL(args.lib)
+    fn = lib.fp8q_bench_decode_gemm
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 10 + \
+        [ctypes.c_int, ctypes.c_void_p]
+    dev = torch.device("cuda")
+    fp8 = torch.float8_e4m3fn
+    gen = torch.Generator(device=dev).manual_seed(7)
+    props = torch.cuda.get_device_properties(dev)
+    l2 = getattr(props, "L2_cache_size", 50 << 20)
+    print(f"device {props.name}, {props.multi_processor_count} SMs, "
+          f"L2 {l2 >> 20} MiB")
+
+    def timed(stream, fn_, iters):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.stream(stream):
+            fn_()
+            torch.cuda.synchronize()
+            with torch.cuda.graph(g, stream=stream):
+                fn_()
+        for _ in range(3):
+            g.replay()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(iters):
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record(stream)
+            with torch.cuda.stream(stream):
+                g.replay()
+            b.record(stream)
+            b.synchronize()
+            ts.append(a.elapsed_time(b) * 1e3)
+        return statistics.median(ts)
+
+    stream = torch.cuda.Stream()
+    # Copy bandwidth: 1 GiB, read + write.
+    src = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+    dst = torch.empty_like(src)
+    t = timed(stream, lambda: dst.copy_(src), args.iters)
+    copy_bw = 2 * src.numel() / (t * 1e-6) / 1e12
+    print(f"COPY 1 GiB {t:.1f} us -> {copy_bw:.2f} TB/s (read + write)")
+    rd = lib.fp8q_bench_read
+    rd.restype = ctypes.c_int
+    rd.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                   ctypes.c_void_p]
+    sink = torch.empty(1 << 16, dtype=torch.int32, device=dev)
+    t = timed(stream, lambda: rd(src.data_ptr(), src.numel(), sink.data_ptr(),
+                                 stream.cuda_stream), args.iters)
+    read_bw = src.numel() / (t * 1e-6) / 1e12
+    print(f"READ 1 GiB {t:.1f} us -> {read_bw:.2f} TB/s (16-byte loads)")
+    del src, dst
+
+    shapes = SHAPES
+    if args.shapes:
+        shapes = [tuple(int(x) for x in s.split("x"))
+                  for s in args.shapes.split(",")]
+    fails = 0
+    for n, k in shapes:
+        g, nb = (k + 127) // 128, (n + 127) // 128
+        ring = max(8, -(-4 * l2 // (n * k)))
+        ws_list = [(torch.randn(n, k, device=dev, generator=gen) * 0.05)
+                   .to(fp8) for _ in range(ring)]
+        wsc = [torch.rand(nb, g, device=dev, generator=gen) * 1e-2 + 1e-3
+               for _ in range(ring)]
+        # The floor for this size: a kernel that only reads the weight
+        # (16-byte loads, one launch per ring entry, the same graph).
+        tr = timed(stream, lambda: [rd(w.data_ptr(), n * k, sink.data_ptr(),
+                                       stream.cuda_stream) for w in ws_list],
+                   args.iters) / ring
+        print(f"READ-ONLY N={n} K={k} {tr:.2f} us "
+              f"{n * k / (tr * 1e-6) / 1e12:.2f} TB/s", flush=True)
+        for m in MS:
+            q = torch.randn(m, k, device=dev, generator=gen).to(fp8)
+            # column-major [M, G] (ld = M): what fusion hands the GEMM
+            xs = torch.empty_strided((m, g), (1, m), device=dev)
+            xs.copy_(torch.rand(m, g, device=dev, generator=gen) + 0.5)
+            outs = [torch.empty(m, n, dtype=torch.bfloat16, device=dev)
+                    for _ in range(ring)]
+            sptr = stream.cuda_stream
+
+            def run_fp8q(weights, pre):
+                for i in range(ring):
+                    rc = fn(q.data_ptr(), xs.data_ptr(), weights[i].data_ptr(),
+                            wsc[i].data_ptr(), outs[i].data_ptr(), m, n, k, k,
+                            1, m, k, g, 1, n, pre, sptr)
+                    if rc:
+                        sys.exit(f"launch failed rc={rc}")
+            t = timed(stream, lambda: run_fp8q(ws_list, 0), args.iters) / ring
+            torch.cuda.synchronize()
+            # Reference of the definition in float64 (entry 0).
+            qf = q.double()
+            xe = xs.double().repeat_interleave(128, dim=1)[:, :k]
+            we = wsc[0].double().repeat_interleave(128, dim=0)[:n] \
+                .repeat_interleave(128, dim=1)[:, :k]
+            ref = (qf * xe) @ (ws_list[0].double() * we).t()
+
+            def worst(out):
+                return ((out.double() - ref).abs() /
+                        (ref.abs() * 2**-7 + 1e-3 * ref.abs().max())
+                        ).max().item()
+            err = worst(outs[0])
+            ok = err <= 1.0
+            fails += not ok
+            bw = n * k / (t * 1e-6) / 1e12
+            line = (f"FP8Q N={n} K={k} M={m} ring={ring} {t:.2f} us "
+                    f"weight {bw:.2f} TB/s = {100 * bw / copy_bw:.0f}% of "
+                    f"copy, {100 * bw / read_bw:.0f}% of read, "
+                    f"{tr / t:.2f}x read-only time, check {'PASS' if ok else 'FAIL'} "
+                    f"(worst err/tol {err:.3f})")
+            # The same with the weight in preshuffle_16x16 (SPEC): [N/16, 16,
+            # K/32, 2, 16] -> [N/16, K/32, 2, 16, 16].
+            if n % 16 == 0 and k % 32 == 0:
+                shuf = [w.view(torch.uint8).view(n // 16, 16, k // 32, 2, 16)
+                        .permute(0, 2, 3, 1, 4).contiguous() for w in ws_list]
+                for o in outs:
+                    o.fill_(float("nan"))
+                tp = timed(stream, lambda: run_fp8q(shuf, 1),
+                           args.iters) / ring
+                torch.cuda.synchronize()
+                perr = worst(outs[0])
+                fails += not perr <= 1.0
+                pbw = n * k / (tp * 1e-6) / 1e12
+                t, bw = min(t, tp), max(bw, pbw)
+                line += (f" | PRESHUFFLE {tp:.2f} us {pbw:.2f} TB/s = "
+                         f"{100 * pbw / read_bw:.0f}% of read, check "
+                         f"{'PASS' if perr <= 1.0 else 'FAIL'}")
+                del shuf
+            # cuBLAS blockwise on the same operands, where it runs.
+            try:
+                g4 = (g + 3) // 4 * 4
+                sbs = []
+                for i in range(ring):
+                    sb = torch.zeros(nb, g4, device=dev)
+                    sb[:, :g] = wsc[i]
+                    sbs.append(sb.t())
+                couts = [None] * ring
+
+                def run_cublas():
+                    for i in range(ring):
+                        couts[i] = F.scaled_mm(
+                            q, ws_list[i].t(), xs, F.ScalingType.BlockWise1x128,
+                            sbs[i], F.ScalingType.BlockWise128x128,
+                            output_dtype=torch.bfloat16)
+                tc = timed(stream, run_cublas, args.iters) / ring
+                cbw = n * k / (tc * 1e-6) / 1e12
+                cerr = worst(couts[0])
+                line += (f" | CUBLAS {tc:.2f} us {cbw:.2f} TB/s (err/tol "
+                         f"{cerr:.3f}), fp8q {tc / t:.2f}x")
+            except Exception as e:  # report, do not hide
+                line += f" | CUBLAS refused ({str(e).splitlines()[0][:60]})"
+            print(line, flush=True)
+            del outs
+        del ws_list, wsc
+        torch.cuda.empty_cache()
+    print(f"DONE fails={fails}")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+//===- decode_gemm_lib.cu - The decode GEMM kernels as a shared library ---===//
+//
+// For bench/decode_gemm_h200.py: nvcc compiles kernels/src/DecodeGemm.hip
+// (the same source the AMD code objects come from) for sm_90 and exports
+// one launcher that picks the kernel variant by M, as the runtime will.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../kernels/cuda/hip_on_cuda.h"
+
+#include "../kernels/src/DecodeGemm.hip"
+
+extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
+                                      const void *w, const void *ws, void *out,
+                                      int64_t M, int64_t N, int64_t K,
+                                      int64_t ldq, int64_t xs0, int64_t xs1,
+                                      int64_t ldw, int64_t ws0, int64_t ws1,
+                                      int64_t ldo, int preshuffled,
+                                      void *stream) {
+  if (M < 1 || N < 1 || K < 16 || K % 16 || ldq % 16 || ldw % 16 ||
+      (preshuffled && (N % 16 || K % 32)))
+    return 1;
+  DecodeGemmArgs a{(const uint8_t *)q,
+                   (const float *)xs,
+                   (const uint8_t *)w,
+                   (const float *)ws,
+                   (uint16_t *)out,
+                   M,
+                   N,
+                   K,
+                   ldq,
+                   xs0,
+                   xs1,
+                   ldw,
+                   ws0,
+                   ws1,
+                   ldo};
+  const int rows = decodeKernelRows<DecodeMapNv>(M);
+  dim3 grid((unsigned)((N + kDecodeTileN - 1) / kDecodeTileN),
+            (unsigned)((M + rows - 1) / rows));
+  cudaStream_t s = (cudaStream_t)stream;
+#define FP8Q_LAUNCH(r)                                                         \
+  case r:                                                                      \
+    if (preshuffled)                                                           \
+      fp8q_kernel_decode_gemm_preshuffle_m##r<<<grid, kDecodeThreads, 0, s>>>( \
+          a);                                                                  \
+    else                                                                       \
+      fp8q_kernel_decode_gemm_m##r<<<grid, kDecodeThreads, 0, s>>>(a);         \
+    break;
+  switch (rows) {
+    FP8Q_LAUNCH(8)
+    FP8Q_LAUNCH(16)
+    FP8Q_LAUNCH(32)
+    FP8Q_LAUNCH(64)
+  }
+#undef FP8Q_LAUNCH
+  return cudaGetLastError() == cudaSuccess ? 0 : 2;
+}
+
+/// The read-streaming limit: every byte of [p, p + bytes) read once with
+/// 16-byte loads (bytes a multiple of 16 * 256 * blocks), xor-reduced so the
+/// loads cannot be removed; one word per block written.
+__global__ void fp8q_bench_read_kernel(const Bytes16 *p, int64_t n,
+                                       uint32_t *sink) {
+  uint32_t acc = 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Bytes16 b = loadStream16(p + i);
+    acc ^= b.w[0] ^ b.w[1] ^ b.w[2] ^ b.w[3];
+  }
+  if (acc == 0x9e3779b9u)
+    sink[blockIdx.x] = acc;
+}
+
+extern "C" int fp8q_bench_read(const void *p, int64_t bytes, void *sink,
+                               void *stream) {
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  fp8q_bench_read_kernel<<<sms * 8, 256, 0, (cudaStream_t)stream>>>(
+      (const Bytes16 *)p, bytes / 16, (uint32_t *)sink);
+  return cudaGetLastError() == cudaSuccess ? 0 : 2;
+}

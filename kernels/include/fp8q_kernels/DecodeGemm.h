@@ -1,0 +1,317 @@
+//===- DecodeGemm.h - The weight-streaming decode GEMM ----------*- C++ -*-===//
+//
+// out[m, n] = bf16(sum_kb xs[m, kb] * ws[n / 128, kb] * sum_{k in kb} q * w)
+// for decode sizes (M <= 64): the weight is streamed once, so the kernel is
+// built to keep HBM busy, not the matrix units. The product is computed
+// transposed (out^T = w q^T, "swap AB"): the 16 weight rows of a tile fill
+// the instruction's 16-row side, the few activation rows its narrow side.
+//
+// One design, two instruction sets. A block is 256 threads over one tile of
+// 16 weight rows (n) and up to MT * kTileM activation rows (m); its waves
+// split the K blocks of 128 (wave w takes kb = w, w + waves, ...), each lane
+// loading 32 contiguous bytes of each weight row it holds per K block (two
+// 16-byte loads, a whole 128-byte line per row across the lanes that share
+// it). The matrix step differs:
+//  - NVIDIA (sm_89+): four mma.sync.m16n8k32 e4m3 per K block; lane l holds
+//    weight rows l/4 and l/4 + 8 and the activation row l/4 of each 8-row m
+//    tile, bytes [32 (l % 4), +32) of the block;
+//  - AMD gfx950: one v_mfma_f32_16x16x128_f8f6f4 per K block and 16-row m
+//    tile; gfx942: four v_mfma_f32_16x16x32_fp8_fp8. Lane l holds weight row
+//    l % 16 and activation row l % 16, bytes [32 (l / 16), +32).
+// Both operands use the same byte -> k mapping, so the hardware's pairing of
+// k within an instruction never matters, only that it pairs equal bytes.
+//
+// Reduction order (what the tolerance against the CPU runtime rests on): a
+// K block's dot product is the matrix unit's fp32 sum; each wave keeps
+// total += block * (xs * ws) over its K blocks in increasing kb; the waves'
+// totals are added in wave order 0, 1, ... through LDS; then bf16 RNE.
+//
+// The body is written against a Wave policy as GemmTile.h is: on the GPU a
+// Wave is one lane, in the CPU model (DecodeGemmModel.h) all lanes of a wave
+// with the instruction computed from an independent statement of its
+// fragment layout.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8Q_KERNELS_DECODEGEMM_H
+#define FP8Q_KERNELS_DECODEGEMM_H
+
+#include "fp8q_kernels/IndexMath.h"
+#include "fp8q_kernels/Numerics.h"
+
+namespace fp8q::kern {
+
+/// Operands of the decode GEMM. Element offsets; K % 16 == 0 (a last K
+/// block shorter than 128 has the last scale group); any M, N >= 1.
+struct DecodeGemmArgs {
+  const uint8_t *q; ///< [M, K] fp8, row stride ldq (multiple of 16)
+  const float *xs;  ///< [M, ceil(K/128)], strides (xs0, xs1)
+  const uint8_t *w; ///< [N, K] fp8 row-major, row stride ldw (multiple of 16)
+  const float *ws;  ///< [ceil(N/128), ceil(K/128)], strides (ws0, ws1)
+  uint16_t *out;    ///< [M, N] bf16, row stride ldo
+  int64_t M, N, K;
+  int64_t ldq, xs0, xs1, ldw, ws0, ws1, ldo;
+};
+
+/// Threads of a decode GEMM block, weight rows of its tile.
+constexpr int kDecodeThreads = 256;
+constexpr int kDecodeTileN = 16;
+/// Bytes of one K block a lane holds per row.
+constexpr int kDecodeLaneBytes = 32;
+/// K blocks a wave loads before it computes (bytes in flight per lane).
+#ifndef FP8Q_DECODE_UNROLL
+#define FP8Q_DECODE_UNROLL 1
+#endif
+constexpr int kDecodeUnroll = FP8Q_DECODE_UNROLL;
+
+/// The NVIDIA lane mapping (mma.sync.m16n8k32, warp of 32).
+struct DecodeMapNv {
+  static constexpr int kLanes = 32, kTileM = 8, kWRows = 2;
+  FP8Q_HOSTDEV static int wRow(int lane, int r) { return lane / 4 + 8 * r; }
+  FP8Q_HOSTDEV static int xRow(int lane) { return lane / 4; }
+  FP8Q_HOSTDEV static int kOff(int lane) {
+    return kDecodeLaneBytes * (lane % 4);
+  }
+  /// Accumulator i of a lane: D[accN][accM] of the 16 x 8 tile.
+  FP8Q_HOSTDEV static int accN(int lane, int i) {
+    return lane / 4 + 8 * (i / 2);
+  }
+  FP8Q_HOSTDEV static int accM(int lane, int i) {
+    return 2 * (lane % 4) + i % 2;
+  }
+};
+
+/// The AMD lane mapping (16x16 MFMA, wave64).
+struct DecodeMapAmd {
+  static constexpr int kLanes = 64, kTileM = 16, kWRows = 1;
+  FP8Q_HOSTDEV static int wRow(int lane, int) { return lane % 16; }
+  FP8Q_HOSTDEV static int xRow(int lane) { return lane % 16; }
+  FP8Q_HOSTDEV static int kOff(int lane) {
+    return kDecodeLaneBytes * (lane / 16);
+  }
+  FP8Q_HOSTDEV static int accN(int lane, int i) { return 4 * (lane / 16) + i; }
+  FP8Q_HOSTDEV static int accM(int lane, int) { return lane % 16; }
+};
+
+/// A lane's 32 bytes of one row of one K block.
+struct DecodeFrag {
+  Bytes16 lo, hi;
+};
+/// A lane's weight bytes of one K block (kWRows rows).
+template <class Map> struct DecodeWFrag {
+  DecodeFrag row[Map::kWRows];
+};
+/// A lane's 4 accumulators of one 16 x kTileM tile.
+struct DecodeAcc {
+  float v[4];
+};
+/// A lane's accumulators of all MT m tiles.
+template <int MT> struct DecodeAccs {
+  DecodeAcc t[MT];
+};
+
+/// Word i (0..7) of a lane's 32 bytes.
+FP8Q_HOSTDEV inline uint32_t decodeWord(const DecodeFrag &f, int i) {
+  return i < 4 ? f.lo.w[i] : f.hi.w[i - 4];
+}
+
+/// The registers of NVIDIA instruction j (0..3) of a K block: it reads
+/// bytes [8j, 8j + 8) of each lane's 32, i.e. words 2j and 2j + 1. A (the
+/// weight, 16 x 32): a0 / a1 = first word of rows l/4 and l/4 + 8, a2 / a3
+/// their second word; B (the activations, 32 x 8): b0, b1.
+FP8Q_HOSTDEV inline void decodeNvRegs(const DecodeWFrag<DecodeMapNv> &a,
+                                      const DecodeFrag &b, int j,
+                                      uint32_t ra[4], uint32_t rb[2]) {
+  ra[0] = decodeWord(a.row[0], 2 * j);
+  ra[1] = decodeWord(a.row[1], 2 * j);
+  ra[2] = decodeWord(a.row[0], 2 * j + 1);
+  ra[3] = decodeWord(a.row[1], 2 * j + 1);
+  rb[0] = decodeWord(b, 2 * j);
+  rb[1] = decodeWord(b, 2 * j + 1);
+}
+
+/// Waves of a block.
+template <class Map> FP8Q_HOSTDEV constexpr int decodeWaves() {
+  return kDecodeThreads / Map::kLanes;
+}
+
+/// 16 bytes at p; Stream: the weight stream (loadStream16 on the GPU).
+template <bool Stream>
+FP8Q_HOSTDEV inline Bytes16 decodeLoad16(const uint8_t *p) {
+#if defined(FP8Q_GPU) &&                                                       \
+    (defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))
+  if constexpr (Stream)
+    return loadStream16(p);
+#endif
+  return *reinterpret_cast<const Bytes16 *>(p);
+}
+
+/// Loads 32 bytes of row `row` at byte `k` of a row-major [rows, K] matrix:
+/// zeros past the last row and for each 16-byte half at or past K.
+template <bool Stream>
+FP8Q_HOSTDEV inline DecodeFrag loadDecodeFrag(const uint8_t *base, int64_t row,
+                                              int64_t rows, int64_t ld,
+                                              int64_t k, int64_t K) {
+  DecodeFrag f{};
+  if (row >= rows)
+    return f;
+  const uint8_t *p = base + row * ld + k;
+  if (k < K)
+    f.lo = decodeLoad16<Stream>(p);
+  if (k + 16 < K)
+    f.hi = decodeLoad16<Stream>(p + 16);
+  return f;
+}
+
+/// The weight's 32 bytes of row n at k (k % 32 == 0) in layout L. With
+/// preshuffle_16x16 (SPEC; requires N % 16 == 0, K % 32 == 0) a tile's 16
+/// rows are one contiguous run over all of K and a K block's 16 x 128 bytes
+/// one 2 KiB piece, so a block streams one contiguous region.
+template <WLayout L>
+FP8Q_HOSTDEV inline DecodeFrag loadDecodeWeight(const DecodeGemmArgs &p,
+                                                int64_t n, int64_t k) {
+  if constexpr (L == WLayout::Plain) {
+    return loadDecodeFrag<true>(p.w, n, p.N, p.ldw, k, p.K);
+  } else {
+    DecodeFrag f{};
+    if (n >= p.N || k >= p.K)
+      return f;
+    f.lo = decodeLoad16<true>(p.w + preshuffleOffset(n, k, p.K));
+    f.hi = decodeLoad16<true>(p.w + preshuffleOffset(n, k + 16, p.K));
+    return f;
+  }
+}
+
+/// One wave's totals over its K blocks for the block's tile: weight rows
+/// [n0, n0 + 16), activation rows [m0, m0 + MT * kTileM).
+template <class Map, int MT, WLayout L, class Wave>
+FP8Q_HOSTDEV inline typename Wave::template Lanes<DecodeAccs<MT>>
+decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int wave,
+                 Wave &W) {
+  typename Wave::template Lanes<DecodeAccs<MT>> total =
+      W.map([&](int) { return DecodeAccs<MT>{}; });
+  const int64_t kBlocks = (p.K + kGroup - 1) / kGroup;
+  const int64_t nb = n0 / kGroup; // 16 | 128: one weight-scale row per tile
+  constexpr int kStep = decodeWaves<Map>();
+  // Rounds of kDecodeUnroll K blocks, software-pipelined: the weight bytes
+  // of round r + 1 are requested before round r's activations, scales and
+  // matrix steps, so the weight stream stays in flight while the round's
+  // L2 reads return (each lane: 2 * 32 * kWRows * U bytes).
+  typename Wave::template Lanes<DecodeWFrag<Map>> a[kDecodeUnroll],
+      next[kDecodeUnroll];
+  auto loadWeights = [&](int64_t kb0,
+                         typename Wave::template Lanes<DecodeWFrag<Map>> *dst) {
+    FP8Q_UNROLL
+    for (int u = 0; u < kDecodeUnroll; ++u) {
+      const int64_t kb = kb0 + u * kStep;
+      dst[u] = W.map([&](int lane) {
+        DecodeWFrag<Map> f;
+        FP8Q_UNROLL
+        for (int r = 0; r < Map::kWRows; ++r)
+          f.row[r] = kb < kBlocks
+                         ? loadDecodeWeight<L>(p, n0 + Map::wRow(lane, r),
+                                               kb * kGroup + Map::kOff(lane))
+                         : DecodeFrag{};
+        return f;
+      });
+    }
+  };
+  auto computeRound = [&](int64_t kb0,
+                          typename Wave::template Lanes<DecodeWFrag<Map>> *w) {
+    FP8Q_UNROLL
+    for (int u = 0; u < kDecodeUnroll; ++u) {
+      const int64_t kb = kb0 + u * kStep;
+      if (kb >= kBlocks) // uniform per wave
+        continue;
+      const float ws = p.ws[scaleOffset(nb, kb, p.ws0, p.ws1)];
+      // All m tiles' activation bytes are requested before the first
+      // matrix step, so their L2 round trips overlap.
+      typename Wave::template Lanes<DecodeFrag> b[MT];
+      FP8Q_UNROLL
+      for (int t = 0; t < MT; ++t)
+        b[t] = W.map([&](int lane) {
+          return loadDecodeFrag<false>(
+              p.q, m0 + t * Map::kTileM + Map::xRow(lane), p.M, p.ldq,
+              kb * kGroup + Map::kOff(lane), p.K);
+        });
+      FP8Q_UNROLL
+      for (int t = 0; t < MT; ++t) {
+        const int64_t mt0 = m0 + t * Map::kTileM;
+        typename Wave::template Lanes<DecodeAcc> part = W.mma(w[u], b[t]);
+        W.each([&](int lane) {
+          DecodeAcc &tot = W.at(total, lane).t[t];
+          const DecodeAcc &pr = W.at(part, lane);
+          FP8Q_UNROLL
+          for (int i = 0; i < 4; ++i) {
+            const int64_t m = mt0 + Map::accM(lane, i);
+            const float s =
+                m < p.M ? p.xs[scaleOffset(m, kb, p.xs0, p.xs1)] * ws : 0.0f;
+            tot.v[i] += pr.v[i] * s;
+          }
+        });
+      }
+    }
+  };
+  loadWeights(wave, a);
+  for (int64_t kb0 = wave; kb0 < kBlocks; kb0 += kStep * kDecodeUnroll) {
+    loadWeights(kb0 + kStep * kDecodeUnroll, next);
+    computeRound(kb0, a);
+    FP8Q_UNROLL
+    for (int u = 0; u < kDecodeUnroll; ++u)
+      a[u] = next[u];
+  }
+  return total;
+}
+
+/// LDS floats of the cross-wave reduction: [waves][16][MT * kTileM].
+template <class Map, int MT> FP8Q_HOSTDEV constexpr int decodeReduceFloats() {
+  return decodeWaves<Map>() * kDecodeTileN * MT * Map::kTileM;
+}
+
+/// Index of D[n][m] of wave `wave` in the reduction buffer.
+template <class Map, int MT>
+FP8Q_HOSTDEV inline int decodeReduceIndex(int wave, int n, int m) {
+  return (wave * kDecodeTileN + n) * (MT * Map::kTileM) + m;
+}
+
+/// Writes a lane's totals into the reduction buffer.
+template <class Map, int MT>
+FP8Q_HOSTDEV inline void decodeSpill(float *red, int wave, int lane,
+                                     const DecodeAccs<MT> &tot) {
+  FP8Q_UNROLL
+  for (int t = 0; t < MT; ++t)
+    FP8Q_UNROLL
+  for (int i = 0; i < 4; ++i)
+    red[decodeReduceIndex<Map, MT>(wave, Map::accN(lane, i),
+                                   t * Map::kTileM + Map::accM(lane, i))] =
+        tot.t[t].v[i];
+}
+
+/// Output `idx` of the block (n fastest, so a row's 16 outputs are one
+/// 32-byte store run): the waves' totals summed in wave order, bf16 RNE.
+template <class Map, int MT>
+FP8Q_HOSTDEV inline void decodeStoreOne(const DecodeGemmArgs &p,
+                                        const float *red, int64_t n0,
+                                        int64_t m0, int idx) {
+  const int n = idx % kDecodeTileN, m = idx / kDecodeTileN;
+  if (n0 + n >= p.N || m0 + m >= p.M)
+    return;
+  float sum = 0.0f;
+  for (int w = 0; w < decodeWaves<Map>(); ++w)
+    sum += red[decodeReduceIndex<Map, MT>(w, n, m)];
+  p.out[(m0 + m) * p.ldo + n0 + n] = bf16Bits(sum);
+}
+
+/// Activation rows per block of the kernel a launch of M rows uses: the
+/// fewest of the built variants (fp8q_kernel_decode_gemm_m<rows>: 8 (NVIDIA
+/// only), 16, 32, 64) that hold M, 64 beyond (grid.y covers the rest).
+template <class Map> FP8Q_HOSTDEV inline int decodeKernelRows(int64_t M) {
+  for (int rows = Map::kTileM; rows < 64; rows *= 2)
+    if (M <= rows)
+      return rows;
+  return 64;
+}
+
+} // namespace fp8q::kern
+
+#endif // FP8Q_KERNELS_DECODEGEMM_H
