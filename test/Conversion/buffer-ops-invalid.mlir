@@ -230,3 +230,27 @@ func.func @gemm_formats_differ(%q: memref<4x64xf8E4M3FN>, %xs: memref<4x2xf8E8M0
   fp8q.buffer.gemm %q, %xs, %w, %ws, %o : memref<4x64xf8E4M3FN>, memref<4x2xf8E8M0FNU>, memref<32x64xf4E2M1FN>, memref<32x2xf8E8M0FNU>, memref<4x32xbf16>
   return
 }
+
+// -----
+
+func.func @gemm_nvfp4_no_global(%q: memref<4x64xf4E2M1FN>, %xs: memref<4x4xf8E4M3FN>, %w: memref<32x64xf4E2M1FN>, %ws: memref<32x4xf8E4M3FN>, %o: memref<4x32xbf16>) {
+  // expected-error @below {{NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) needs the rank-0 f32 global_scale operand}}
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o : memref<4x64xf4E2M1FN>, memref<4x4xf8E4M3FN>, memref<32x64xf4E2M1FN>, memref<32x4xf8E4M3FN>, memref<4x32xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_mxfp4_global(%q: memref<4x64xf4E2M1FN>, %xs: memref<4x2xf8E8M0FNU>, %w: memref<32x64xf4E2M1FN>, %ws: memref<32x2xf8E8M0FNU>, %g: memref<f32>, %o: memref<4x32xbf16>) {
+  // expected-error @below {{global_scale (the product of NVFP4's two global scales) applies only to an NVFP4 gemm; drop it for MXFP4}}
+  fp8q.buffer.gemm %q, %xs, %w, %ws global(%g : memref<f32>), %o : memref<4x64xf4E2M1FN>, memref<4x2xf8E8M0FNU>, memref<32x64xf4E2M1FN>, memref<32x2xf8E8M0FNU>, memref<4x32xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_fp8_global(%q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>, %w: memref<32x256xf8E4M3FN>, %ws: memref<1x2xf32>, %g: memref<f32>, %o: memref<4x32xbf16>) {
+  // expected-error @below {{applies only to an NVFP4 gemm; drop it for FP8 1x128}}
+  fp8q.buffer.gemm %q, %s, %w, %ws global(%g : memref<f32>), %o {kernel = #fp8q.kernel<ck>} : memref<4x256xf8E4M3FN>, memref<4x2xf32>, memref<32x256xf8E4M3FN>, memref<1x2xf32>, memref<4x32xbf16>
+  return
+}

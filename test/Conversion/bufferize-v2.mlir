@@ -72,3 +72,20 @@ func.func @ue8m0_pack4(%x: tensor<?x512xbf16>,
   return %s, %t : tensor<?x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>,
                   tensor<?x4xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>
 }
+
+// -----
+
+// An NVFP4 gemm: its global scale (the product of the two global scales)
+// is read like the other inputs and travels as a memref<f32> operand.
+// CHECK-LABEL: func.func @nvfp4_gemm
+// CHECK-SAME: %[[G:[^:]*]]: memref<f32>
+// CHECK: %[[O:.*]] = memref.alloc() {{.*}} : memref<4x32xbf16>
+// CHECK: fp8q.buffer.gemm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} global(%[[G]] : memref<f32>), %[[O]] {kernel = #fp8q.kernel<reference>} : memref<4x64xf4E2M1FN>, memref<4x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>, memref<32x64xf4E2M1FN>, memref<32x4xf8E4M3FN>, memref<4x32xbf16>
+func.func @nvfp4_gemm(%q: tensor<4x64xf4E2M1FN>, %s: tensor<4x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+                      %w: tensor<32x64xf4E2M1FN>, %ws: tensor<32x4xf8E4M3FN>, %g: tensor<f32>)
+    -> tensor<4x32xbf16> {
+  %y = fp8q.gemm %q, %s, %w, %ws global(%g : tensor<f32>) {kernel = #fp8q.kernel<reference>}
+      : tensor<4x64xf4E2M1FN>, tensor<4x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+        tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN> -> tensor<4x32xbf16>
+  return %y : tensor<4x32xbf16>
+}

@@ -210,6 +210,27 @@ func.func @gemm_groups(%q: tensor<4x256xf4E2M1FN>, %s: tensor<4x7xf8E8M0FNU>,
 
 // -----
 
+func.func @gemm_mxfp8_global(%q: tensor<4x64xf8E4M3FN>, %s: tensor<4x2xf8E8M0FNU>,
+                             %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x2xf8E8M0FNU>,
+                             %g: tensor<f32>) {
+  // expected-error @+1 {{global_scale (the product of NVFP4's two global scales) applies only to an NVFP4 gemm; drop it for MXFP8}}
+  %y = fp8q.gemm %q, %s, %w, %ws global(%g : tensor<f32>) : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>, tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU> -> tensor<4x32xbf16>
+  return
+}
+
+// -----
+
+// The generic form: the optional global_scale is the fifth operand.
+func.func @gemm_fp8_global(%q: tensor<4x256xf8E4M3FN>, %s: tensor<4x2xf32>,
+                           %w: tensor<32x256xf8E4M3FN>, %ws: tensor<1x2xf32>,
+                           %g: tensor<f32>) {
+  // expected-error @+1 {{global_scale (the product of NVFP4's two global scales) applies only to an NVFP4 gemm; drop it for FP8 1x128}}
+  %y = "fp8q.gemm"(%q, %s, %w, %ws, %g) : (tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<32x256xf8E4M3FN>, tensor<1x2xf32>, tensor<f32>) -> tensor<4x32xbf16>
+  return
+}
+
+// -----
+
 func.func @materialize_element(%s: tensor<4x8xf8E8M0FNU>) {
   // expected-error @+1 {{must keep the scale element type, got 'f8E8M0FNU' -> 'f8E4M3FN'}}
   %c = fp8q.materialize %s : tensor<4x8xf8E8M0FNU> -> tensor<4x8xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>

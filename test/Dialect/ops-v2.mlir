@@ -120,3 +120,20 @@ func.func @generic(%x: tensor<8x32xf32>, %g: tensor<f32>) -> tensor<8x2xf8E4M3FN
       : (tensor<8x32xf32>, tensor<f32>) -> (tensor<8x32xf4E2M1FN>, tensor<8x2xf8E4M3FN, #fp8q.layout<cdna4_mx>>)
   return %s : tensor<8x2xf8E4M3FN, #fp8q.layout<cdna4_mx>>
 }
+
+// -----
+
+// NVFP4's gemm takes the product of the activation and weight global
+// scales; in the generic form it is the fifth operand.
+// CHECK-LABEL: func.func @nvfp4_gemm_global
+// CHECK: %[[G:.*]] = arith.mulf
+// CHECK: fp8q.gemm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} global(%[[G]] : tensor<f32>) {kernel = #fp8q.kernel<reference>}
+func.func @nvfp4_gemm_global(%q: tensor<?x64xf4E2M1FN>, %s: tensor<?x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+                             %w: tensor<32x64xf4E2M1FN>, %ws: tensor<32x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+                             %gx: tensor<f32>, %gw: tensor<f32>) -> tensor<?x32xbf16> {
+  %g = arith.mulf %gx, %gw : tensor<f32>
+  %y = fp8q.gemm %q, %s, %w, %ws global(%g : tensor<f32>) {kernel = #fp8q.kernel<reference>}
+      : tensor<?x64xf4E2M1FN>, tensor<?x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+        tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x32xbf16>
+  return %y : tensor<?x32xbf16>
+}

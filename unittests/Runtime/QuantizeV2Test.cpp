@@ -384,9 +384,11 @@ TEST(QuantizeV2Checks, EveryBadArgumentIsRejectedAndNothingWritten) {
   expectRejected(c, FP8Q_ERR_ARG, "global_scale inf must be finite");
   c = ok, c.group = 48;
   expectRejected(c, FP8Q_ERR_ARG, "group_size 48 must be positive and divide");
-  c = ok, c.qCols = 64;
+  // Neither K / 2 bytes nor K codes per row (K = 64 codes is accepted:
+  // MLIR's descriptor of a memref of f4E2M1FN, GemmV2Test).
+  c = ok, c.qCols = 40;
   expectRejected(c, FP8Q_ERR_SHAPE,
-                 "operand q has sizes [4, 64], expected "
+                 "operand q has sizes [4, 40], expected "
                  "[4, 32]");
   c = ok, c.scaleCols = 1;
   expectRejected(c, FP8Q_ERR_SHAPE,
@@ -428,6 +430,32 @@ TEST(QuantizeV2Checks, PaddedScaleWhereRowMajorIsDeclaredIsRejected) {
             std::string::npos);
   for (float v : out.data)
     ASSERT_EQ(v, 5.0f);
+}
+
+TEST(QuantizeV2Checks, Fp4QMayCountCodes) {
+  // MLIR passes a memref<MxKxf4E2M1FN> as a descriptor of K codes per row
+  // (strides in codes) over the packed bytes: the same bytes are written.
+  Rng rng(5);
+  auto x = Buf2<float>::rowMajor(3, 64);
+  for (float &v : x.data)
+    v = float(rng.uniform(-8, 8));
+  std::vector<uint8_t> want, got;
+  for (bool codes : {false, true}) {
+    auto q = Buf2<uint8_t>::rowMajor(3, 32, 0xCD);
+    if (codes) {
+      q.desc.sizes[1] = 64;
+      q.desc.strides[0] = 64;
+    }
+    ScaleBuf s(FP8Q_LAYOUT_ROW_MAJOR, 1, 3, 2, 1);
+    ASSERT_EQ(fp8q_quantize_v2_f32(x.d(), q.d(), s.d(), nullptr, 32,
+                                   FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E8M0FNU,
+                                   FP8Q_ROUND_POW2_CEIL, FP8Q_LAYOUT_ROW_MAJOR,
+                                   1),
+              FP8Q_OK)
+        << fp8q_last_error();
+    (codes ? got : want) = q.data;
+  }
+  EXPECT_EQ(got, want);
 }
 
 } // namespace

@@ -298,6 +298,32 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_materialize_v2(
     fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
     int32_t src_layout, int64_t src_align, int32_t dst_layout,
     int64_t dst_align);
+/// Block-scaled GEMM of SPEC v2's formats (docs/RuntimeABI.md, "v2
+/// GEMM"): out[m, n] = bf16(global * sum_g xs[m, g] * ws[n / b, g'] *
+/// sum_{k in group g} q[m, k] * w[n, k]), fp32 accumulation.
+///  - the format is (q_type, scale_type, group_size): FP8 1x128 UE8M0
+///    (f8E4M3FN, f8E8M0FNU, 128; w_scale [ceil(N/128), K/128], b = 128),
+///    MXFP8 (f8E4M3FN or f8E5M2, f8E8M0FNU, 32), MXFP4 (f4E2M1FN,
+///    f8E8M0FNU, 32) or NVFP4 (f4E2M1FN, f8E4M3FN, 16) (w_scale [N, G],
+///    b = 1);
+///  - x_scale [M, G] and w_scale: v2 scale descriptors in x_scale_layout /
+///    x_scale_align and w_scale_layout / w_scale_align (fp8q_scale_layout);
+///    K = G * group_size;
+///  - q [M, K] and w [N, K]: fp8 bytes, or f4E2M1FN two per byte (element
+///    2i in the low nibble) whose descriptor counts bytes ([rows, K/2]) or
+///    codes ([rows, K], unit column stride, even offset and row stride);
+///    weight_layout 1 (preshuffle_16x16) is f4E2M1FN's byte-wise shuffle
+///    of the dense [N, K/2] bytes;
+///  - global_scale: rank-0 f32, NVFP4 only (read, finite and positive):
+///    the PRODUCT of the activation's and the weight's global scales;
+///    otherwise not touched (null or any descriptor);
+///  - kernel: fp8q_kernel; its contract must read the format.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm_v2(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_0d *global_scale, fp8q_memref_2d *out,
+    int64_t group_size, int32_t kernel, int32_t q_type, int32_t scale_type,
+    int32_t x_scale_layout, int64_t x_scale_align, int32_t w_scale_layout,
+    int64_t w_scale_align, int32_t weight_layout);
 
 /* Plain C API: the same operations, returning fp8q_status instead of
  * exiting on error (for C/C++/Python-ctypes users and tests). The argument
@@ -384,6 +410,12 @@ FP8Q_RT_EXPORT int32_t fp8q_materialize_v2(fp8q_memref_2d *src,
                                            int32_t src_layout, int64_t src_align,
                                            int32_t dst_layout,
                                            int64_t dst_align);
+FP8Q_RT_EXPORT int32_t fp8q_gemm_v2(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_0d *global_scale, fp8q_memref_2d *out,
+    int64_t group_size, int32_t kernel, int32_t q_type, int32_t scale_type,
+    int32_t x_scale_layout, int64_t x_scale_align, int32_t w_scale_layout,
+    int64_t w_scale_align, int32_t weight_layout);
 
 /// The message of the last error on the calling thread ("" if none).
 FP8Q_RT_EXPORT const char *fp8q_last_error(void);

@@ -179,7 +179,9 @@ static LogicalResult verifyV2GemmBuffers(BufferGemmOp op, int64_t m,
       failed(verifyShape(op, "w", op.getW(), {n, k})) ||
       failed(verifyShape(op, "x_scale", op.getXScale(), {m, groups})) ||
       failed(verifyShape(op, "w_scale", op.getWScale(), wScaleShape)) ||
-      failed(verifyShape(op, "out", op.getOut(), {m, n})));
+      failed(verifyShape(op, "out", op.getOut(), {m, n})) ||
+      failed(fp8q::detail::verifyGemmGlobalScale(
+          op, *xFormat, bool(op.getGlobalScale()), /*requireForNvfp4=*/true)));
 }
 
 LogicalResult BufferGemmOp::verify() {
@@ -199,6 +201,10 @@ LogicalResult BufferGemmOp::verify() {
                               "with N % 16 == 0 and K % 64 == 0";
     return verifyV2GemmBuffers(*this, m, n, k);
   }
+  if (failed(fp8q::detail::verifyGemmGlobalScale(*this, BlockFormat::Fp8Block,
+                                                 bool(getGlobalScale()),
+                                                 /*requireForNvfp4=*/true)))
+    return failure();
   if (ShapedType::isDynamic(k) || k % kGemmBlock != 0)
     return emitOpError() << "K (dim 1 of q) must be a static multiple of "
                          << kGemmBlock << ", got " << formatShape({k});

@@ -288,7 +288,9 @@ static LogicalResult verifyV2Gemm(GemmOp op, int64_t m, int64_t n, int64_t k) {
     return failure();
   if (ShapedType::isDynamic(wsType.getDimSize(0)))
     return op.emitOpError() << "w_scale must have a static shape";
-  return success();
+  return fp8q::detail::verifyGemmGlobalScale(op, *xFormat,
+                                             bool(op.getGlobalScale()),
+                                             /*requireForNvfp4=*/false);
 }
 
 LogicalResult GemmOp::verify() {
@@ -310,6 +312,10 @@ LogicalResult GemmOp::verify() {
       return failure();
   if (!isV1Gemm(*this))
     return verifyV2Gemm(*this, m, n, k);
+  if (failed(fp8q::detail::verifyGemmGlobalScale(*this, BlockFormat::Fp8Block,
+                                                 bool(getGlobalScale()),
+                                                 /*requireForNvfp4=*/false)))
+    return failure();
   if (k % kScaleBlock != 0)
     return emitOpError() << "K = " << k << " must be a multiple of the "
                          << kScaleBlock << "-wide scale block";

@@ -39,4 +39,22 @@ LogicalResult verifyShape(Operation *op, StringRef name, Value value,
   return success();
 }
 
+StringRef getMissingGemmGlobalScaleMessage() {
+  return "NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) needs the rank-0 f32 "
+         "global_scale operand: the product of the activation and weight "
+         "global scales (out = global_scale * sum_g x_scale * w_scale * dot)";
+}
+
+LogicalResult verifyGemmGlobalScale(Operation *op, BlockFormat format,
+                                    bool hasGlobalScale, bool requireForNvfp4) {
+  if (format == BlockFormat::NvFp4 && !hasGlobalScale && requireForNvfp4)
+    return op->emitOpError() << getMissingGemmGlobalScaleMessage();
+  if (format != BlockFormat::NvFp4 && hasGlobalScale)
+    return op->emitOpError()
+           << "global_scale (the product of NVFP4's two global scales) "
+              "applies only to an NVFP4 gemm; drop it for "
+           << getBlockFormatName(format);
+  return success();
+}
+
 } // namespace fp8q::detail

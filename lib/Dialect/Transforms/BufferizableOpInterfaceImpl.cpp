@@ -353,18 +353,29 @@ struct GemmOpModel : public Fp8qOpModel<GemmOpModel, GemmOp> {
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
     auto gemm = cast<GemmOp>(op);
+    // fp8q.gemm verifies without NVFP4's global scale (tensor IR written
+    // before the operand existed); the buffer op and the runtime need it.
+    if (getGemmFormat(gemm) == BlockFormat::NvFp4 && !gemm.getGlobalScale())
+      return fp8q::emitOpErrorAt(op)
+             << "NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) needs the rank-0 "
+                "f32 global_scale operand to be bufferized: the product of "
+                "the activation and weight global scales (out = "
+                "global_scale * sum_g x_scale * w_scale * dot)";
     SmallVector<Value> ins, outs;
-    if (failed(getBuffers(
-            rewriter,
-            {gemm.getQ(), gemm.getXScale(), gemm.getW(), gemm.getWScale()},
-            options, state, ins)))
+    SmallVector<Value> operands{gemm.getQ(), gemm.getXScale(), gemm.getW(),
+                                gemm.getWScale()};
+    // NVFP4's product of the global scales is read like the other inputs.
+    if (Value global = gemm.getGlobalScale())
+      operands.push_back(global);
+    if (failed(getBuffers(rewriter, operands, options, state, ins)))
       return failure();
     if (failed(allocateResults(rewriter, op, ins[0], options, outs)))
       return failure();
     auto wLayout = dyn_cast_or_null<WeightLayoutAttr>(
         cast<RankedTensorType>(gemm.getW().getType()).getEncoding());
+    Value global = gemm.getGlobalScale() ? ins[4] : Value();
     BufferGemmOp::create(rewriter, op->getLoc(), ins[0], ins[1], ins[2], ins[3],
-                         outs[0], gemm.getKernelAttr(), wLayout);
+                         global, outs[0], gemm.getKernelAttr(), wLayout);
     replaceOpWithBufferizedValues(rewriter, op, outs);
     return success();
   }

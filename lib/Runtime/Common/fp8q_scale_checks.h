@@ -1,7 +1,8 @@
 //===- fp8q_scale_checks.h - Checks of v2 formats and scales ---*- C++ -*-===//
 //
 // The argument checks of SPEC v2's entry points (quantize_v2,
-// dequantize_v2, materialize_v2, gemm_v2), shared by the CPU and the GPU
+// dequantize_v2, materialize_v2, and the scale operands and global scale
+// of gemm_v2, fp8q_gemm_v2_checks.h), shared by the CPU and the GPU
 // runtimes so that both accept and reject the same codes and scale
 // descriptors with the same messages. Header-only, no MLIR.
 //
@@ -19,8 +20,12 @@
 #ifndef FP8Q_RUNTIME_FP8Q_SCALE_CHECKS_H
 #define FP8Q_RUNTIME_FP8Q_SCALE_CHECKS_H
 
+#include "fp8q/Runtime/fp8q_mx_numerics.h"
 #include "fp8q/Runtime/fp8q_scale_layouts.h"
 #include "fp8q_operand_checks.h"
+
+#include <cmath>
+#include <cstring>
 
 namespace fp8q::rt {
 
@@ -140,6 +145,17 @@ struct ScaleView {
     return padded ? fp8q_scale_offset(layout, align, M, G, m, g)
                   : m * s0 + g * s1;
   }
+  /// The value of (m, g) as fp32 (`scaleType` the view's: f32, or a 1-byte
+  /// e8m0 / e4m3 scale decoded; e8m0 0xFF is NaN).
+  float load(int32_t scaleType, int64_t m, int64_t g) const {
+    const char *at = base + offset(m, g) * int64_t(eltSize);
+    if (scaleType == FP8Q_SCALE_F32) {
+      float f;
+      std::memcpy(&f, at, 4);
+      return f;
+    }
+    return fp8q_scale_decode_byte(uint8_t(*at), scaleType);
+  }
 };
 
 /// Validates scale operand `name` as a logical [M, G] scale of `scaleType`
@@ -235,6 +251,77 @@ inline int32_t checkScaleOperand(const char *entry, const char *name,
                 fp8q_scale_layout_name(layout));
   v.alloc = fp8q_scale_layout_alloc(layout, align, M, G);
   v.base = static_cast<char *>(d->aligned) + d->offset * int64_t(elt);
+  return FP8Q_OK;
+}
+
+/// Validates a quantized operand (quantize_v2's q, gemm_v2's q and w):
+/// `rows` x `K` codes of `qType` (rows < 0: any). fp8 is one byte per code,
+/// sizes [rows, K]. f4E2M1FN packs two codes per byte (element 2i in the low
+/// nibble) and its descriptor counts either bytes, sizes [rows, K / 2] and
+/// strides in bytes (the C API), or codes, sizes [rows, K] with a unit column
+/// stride and an even offset and row stride (MLIR's memref of f4E2M1FN, lowered
+/// by the compiler as a code-counted i8 descriptor). Fills `v` with the
+/// byte view either way.
+inline int32_t checkCodesOperand(const char *entry, const char *name,
+                                 const fp8q_memref_2d *d, int32_t qType,
+                                 int64_t rows, int64_t K, Access access,
+                                 View2 &v) {
+  if (qType != FP8Q_Q_F4E2M1FN || !d || d->sizes[1] != K)
+    return checkOperand(entry, name, d, 1, rows,
+                        qType == FP8Q_Q_F4E2M1FN ? K / 2 : K, access, v);
+  const bool multiRow = d->sizes[0] > 1;
+  if (d->strides[1] != 1 || d->offset % 2 != 0 ||
+      (multiRow && d->strides[0] % 2 != 0))
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand %s: an f4E2M1FN descriptor that counts codes ([%lld, "
+                "%lld]) needs a unit column stride, an even offset and an even "
+                "row stride (whole bytes), got offset %lld, strides (%lld, "
+                "%lld)",
+                name, (long long)d->sizes[0], (long long)d->sizes[1],
+                (long long)d->offset, (long long)d->strides[0],
+                (long long)d->strides[1]);
+  fp8q_memref_2d bytes = *d;
+  bytes.offset = d->offset / 2;
+  bytes.sizes[1] = K / 2;
+  bytes.strides[0] = d->strides[0] / 2;
+  return checkOperand(entry, name, &bytes, 1, rows, K / 2, access, v);
+}
+
+/// Validates the descriptor of the NVFP4 global scale (rank-0 f32):
+/// non-null, a non-null data pointer aligned to 4 bytes, an offset in
+/// range. `at` points at the value, which is not read: the GPU runtimes
+/// read it on the device (the host would have to wait for the stream).
+inline int32_t checkGlobalScale(const char *entry, const fp8q_memref_0d *global,
+                                const float *&at) {
+  if (!global)
+    return fail(entry, FP8Q_ERR_NULL,
+                "operand global_scale: descriptor pointer is null (f8E4M3FN "
+                "scales need the NVFP4 global scale)");
+  if (!global->aligned)
+    return fail(entry, FP8Q_ERR_NULL,
+                "operand global_scale: data pointer is null");
+  if (reinterpret_cast<uintptr_t>(global->aligned) % 4 != 0)
+    return fail(entry, FP8Q_ERR_ALIGN,
+                "operand global_scale: data pointer %p is not aligned to its "
+                "4-byte element",
+                global->aligned);
+  if (global->offset < 0 || global->offset > FP8Q_MAX_SPAN_BYTES / 4)
+    return fail(entry, FP8Q_ERR_LAYOUT, "operand global_scale: bad offset %lld",
+                (long long)global->offset);
+  at = static_cast<const float *>(global->aligned) + global->offset;
+  return FP8Q_OK;
+}
+
+/// checkGlobalScale, then the value on the host: finite and positive.
+inline int32_t readGlobalScale(const char *entry, const fp8q_memref_0d *global,
+                               float &value) {
+  const float *at = nullptr;
+  if (int32_t s = checkGlobalScale(entry, global, at))
+    return s;
+  value = *at;
+  if (!(value > 0.0f) || value == INFINITY)
+    return fail(entry, FP8Q_ERR_ARG,
+                "global_scale %g must be finite and positive", double(value));
   return FP8Q_OK;
 }
 

@@ -67,8 +67,8 @@ void quantizeRows(ActType t, const QuantizeOperands &o, float epsilon,
                   int32_t fp8Type, bool rmsNorm, bool keepUnquantized);
 
 /// Implementations behind the entry points (in Quantize.cpp,
-/// FusedProducers.cpp, QuantizeV2.cpp, Layout.cpp and Gemm.cpp). `entry`
-/// names the entry point for messages.
+/// FusedProducers.cpp, QuantizeV2.cpp, Layout.cpp, Gemm.cpp and GemmV2.cpp).
+/// `entry` names the entry point for messages.
 int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
                      fp8q_memref_1d *gamma, fp8q_memref_2d *q,
                      fp8q_memref_2d *scale, fp8q_memref_2d *y, float epsilon,
@@ -104,6 +104,12 @@ int32_t preshuffleImpl(const char *entry, fp8q_memref_2d *src,
 int32_t gemmImpl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                  fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_2d *out,
                  int32_t kernel, int32_t fp8Type, int32_t weightLayout);
+int32_t gemmV2Impl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
+                   fp8q_memref_2d *w, fp8q_memref_2d *ws,
+                   fp8q_memref_0d *global, fp8q_memref_2d *out,
+                   int64_t groupSize, int32_t kernel, int32_t qType,
+                   int32_t scaleType, int32_t xLayout, int64_t xAlign,
+                   int32_t wLayout, int64_t wAlign, int32_t weightLayout);
 
 } // namespace fp8q::rt
 

@@ -211,4 +211,28 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm(
       fp8q_gemm(q, x_scale, w, w_scale, out, kernel, fp8_type, weight_layout));
 }
 
+FP8Q_RT_EXPORT int32_t fp8q_gemm_v2(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_0d *global_scale, fp8q_memref_2d *out,
+    int64_t group_size, int32_t kernel, int32_t q_type, int32_t scale_type,
+    int32_t x_scale_layout, int64_t x_scale_align, int32_t w_scale_layout,
+    int64_t w_scale_align, int32_t weight_layout) {
+  return gemmV2Impl("fp8q_rt_gemm_v2", q, x_scale, w, w_scale, global_scale,
+                    out, group_size, kernel, q_type, scale_type, x_scale_layout,
+                    x_scale_align, w_scale_layout, w_scale_align,
+                    weight_layout);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm_v2(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_0d *global_scale, fp8q_memref_2d *out,
+    int64_t group_size, int32_t kernel, int32_t q_type, int32_t scale_type,
+    int32_t x_scale_layout, int64_t x_scale_align, int32_t w_scale_layout,
+    int64_t w_scale_align, int32_t weight_layout) {
+  return orExit(fp8q_gemm_v2(q, x_scale, w, w_scale, global_scale, out,
+                             group_size, kernel, q_type, scale_type,
+                             x_scale_layout, x_scale_align, w_scale_layout,
+                             w_scale_align, weight_layout));
+}
+
 } // extern "C"

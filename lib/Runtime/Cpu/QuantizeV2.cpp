@@ -50,46 +50,15 @@ int32_t checkRest(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *scale,
     return fail(entry, FP8Q_ERR_SHAPE,
                 "f4E2M1FN packs two values per byte: K = %lld must be even",
                 (long long)p.K);
-  if (int32_t s = checkOperand(entry, "q", q, 1, p.M, fp4 ? p.K / 2 : p.K,
-                               qAccess, p.q))
+  if (int32_t s =
+          checkCodesOperand(entry, "q", q, qType, p.M, p.K, qAccess, p.q))
     return s;
   if (int32_t s = checkScaleOperand(entry, "scale", scale, scaleType, layout,
                                     align, p.M, p.G, qAccess, p.scale))
     return s;
   if (scaleType != FP8Q_SCALE_F8E4M3FN)
     return FP8Q_OK;
-  if (!global)
-    return fail(entry, FP8Q_ERR_NULL,
-                "operand global_scale: descriptor pointer is null (f8E4M3FN "
-                "scales need the NVFP4 global scale)");
-  if (!global->aligned)
-    return fail(entry, FP8Q_ERR_NULL,
-                "operand global_scale: data pointer is null");
-  if (reinterpret_cast<uintptr_t>(global->aligned) % 4 != 0)
-    return fail(entry, FP8Q_ERR_ALIGN,
-                "operand global_scale: data pointer %p is not aligned to its "
-                "4-byte element",
-                global->aligned);
-  if (global->offset < 0 || global->offset > FP8Q_MAX_SPAN_BYTES / 4)
-    return fail(entry, FP8Q_ERR_LAYOUT, "operand global_scale: bad offset %lld",
-                (long long)global->offset);
-  p.global = static_cast<const float *>(global->aligned)[global->offset];
-  if (!(p.global > 0.0f) || std::isinf(p.global))
-    return fail(entry, FP8Q_ERR_ARG,
-                "global_scale %g must be finite and positive",
-                double(p.global));
-  return FP8Q_OK;
-}
-
-/// Reads the scale value of (m, g).
-float loadScale(const ScaleView &v, int32_t scaleType, int64_t m, int64_t g) {
-  const char *at = v.base + v.offset(m, g) * int64_t(v.eltSize);
-  if (scaleType == FP8Q_SCALE_F32) {
-    float f;
-    std::memcpy(&f, at, 4);
-    return f;
-  }
-  return fp8q_scale_decode_byte(uint8_t(*at), scaleType);
+  return readGlobalScale(entry, global, p.global);
 }
 
 /// Stores the scale value of (m, g) into `image` (the scale's bytes from
@@ -192,7 +161,7 @@ int32_t dequantizeV2Impl(const char *entry, fp8q_memref_2d *q,
   std::vector<float> res(M * K);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t g = 0; g < p.G; ++g) {
-      float sc = loadScale(p.scale, scaleType, m, g);
+      float sc = p.scale.load(scaleType, m, g);
       float divisor = scaleType == FP8Q_SCALE_F8E4M3FN ? sc * p.global : sc;
       for (int64_t k = g * p.group; k < (g + 1) * p.group; ++k) {
         uint8_t b = *p.q.at<uint8_t>(m, fp4 ? k / 2 : k);

@@ -111,8 +111,8 @@ using fp8q::rt::checkOperand;
 using fp8q::rt::fail;
 using fp8q::rt::uncheckedMode;
 
-/// Operands the GPU kernels read as dense rows: unit column stride and
-/// rows aligned to `align` bytes.
+} // namespace
+
 int32_t checkRows(const char *entry, const char *name, const Op &op,
                   size_t align) {
   if ((op.cols > 1 && op.s1 != 1) || (uintptr_t)op.base % align ||
@@ -123,8 +123,6 @@ int32_t checkRows(const char *entry, const char *name, const Op &op,
                 name, align, (long long)op.s0, (long long)op.s1);
   return FP8Q_OK;
 }
-
-} // namespace
 
 int32_t initDeviceOrFail(const char *entry, DeviceInfo &info) {
   std::string err;

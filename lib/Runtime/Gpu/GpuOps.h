@@ -101,6 +101,11 @@ int32_t stickyStatus();
 /// Makes `status` (and the last error message) sticky unless one is.
 void setSticky(int32_t status);
 
+/// Operand `name` as the GPU kernels read it: dense rows (a unit column
+/// stride) at `align`-byte aligned addresses, or FP8Q_ERR_LAYOUT.
+int32_t checkRows(const char *entry, const char *name,
+                  const fp8q::rt::View2 &op, size_t align);
+
 /// initDevice() with its failure reported for `entry`.
 int32_t initDeviceOrFail(const char *entry, DeviceInfo &info);
 

@@ -31,48 +31,12 @@ unsigned blocksFor(int64_t items, int64_t perBlock) {
 
 size_t actBytes(Act t) { return t == Act::F32 ? 4 : 2; }
 
-/// The NVFP4 global scale's descriptor (the CPU runtime's checks, except
-/// the value: on the device it is read by the kernel, never by the host,
-/// which would have to wait for the stream).
-int32_t checkGlobal(const char *entry, fp8q_memref_0d *global,
-                    const float *&at) {
-  if (!global)
-    return fail(entry, FP8Q_ERR_NULL,
-                "operand global_scale: descriptor pointer is null (f8E4M3FN "
-                "scales need the NVFP4 global scale)");
-  if (!global->aligned)
-    return fail(entry, FP8Q_ERR_NULL,
-                "operand global_scale: data pointer is null");
-  if (reinterpret_cast<uintptr_t>(global->aligned) % 4 != 0)
-    return fail(entry, FP8Q_ERR_ALIGN,
-                "operand global_scale: data pointer %p is not aligned to its "
-                "4-byte element",
-                global->aligned);
-  if (global->offset < 0 || global->offset > FP8Q_MAX_SPAN_BYTES / 4)
-    return fail(entry, FP8Q_ERR_LAYOUT, "operand global_scale: bad offset %lld",
-                (long long)global->offset);
-  at = static_cast<const float *>(global->aligned) + global->offset;
-  return FP8Q_OK;
-}
-
 /// Bytes of a validated v2 scale the kernels address: a padded layout's
 /// whole allocation, a strided one's span.
 int64_t scaleBytes(const ScaleView &v) {
   if (v.padded)
     return v.alloc * (int64_t)v.eltSize;
   return ((v.M - 1) * v.s0 + (v.G - 1) * v.s1 + 1) * (int64_t)v.eltSize;
-}
-
-/// Dense rows with a unit column stride, `align`-byte aligned.
-int32_t checkDenseRows(const char *entry, const char *name, const Op &op,
-                       size_t align) {
-  if ((op.cols > 1 && op.s1 != 1) || (uintptr_t)op.base % align ||
-      (op.rows > 1 && (op.s0 * (int64_t)op.eltSize) % (int64_t)align))
-    return fail(entry, FP8Q_ERR_LAYOUT,
-                "operand %s: the HIP kernels need a unit column stride and "
-                "%zu-byte aligned rows (strides (%lld, %lld))",
-                name, align, (long long)op.s0, (long long)op.s1);
-  return FP8Q_OK;
 }
 
 bool bytesOverlap(const char *a, int64_t an, const char *b, int64_t bn) {
@@ -102,8 +66,8 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
     return fail(entry, FP8Q_ERR_SHAPE,
                 "f4E2M1FN packs two values per byte: K = %lld must be even",
                 (long long)K);
-  if (int32_t s = fp8q::rt::checkOperand(entry, "q", q, 1, M, fp4 ? K / 2 : K,
-                                         Access::Write, qo))
+  if (int32_t s = fp8q::rt::checkCodesOperand(entry, "q", q, qType, M, K,
+                                              Access::Write, qo))
     return s;
   ScaleView sv;
   if (int32_t s =
@@ -112,7 +76,7 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
     return s;
   const float *globalAt = nullptr;
   if (scaleType == FP8Q_SCALE_F8E4M3FN)
-    if (int32_t s = checkGlobal(entry, global, globalAt))
+    if (int32_t s = fp8q::rt::checkGlobalScale(entry, global, globalAt))
       return s;
   // What the kernels add: whole 8-element chunks per lane, 16-byte loads,
   // 8-byte (fp8) or 4-byte (fp4) stores of q.
@@ -120,9 +84,9 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
     return fail(entry, FP8Q_ERR_ARG,
                 "group_size %lld: the HIP kernels take multiples of 8",
                 (long long)group);
-  if (int32_t s = checkDenseRows(entry, "x", xo, 16))
+  if (int32_t s = checkRows(entry, "x", xo, 16))
     return s;
-  if (int32_t s = checkDenseRows(entry, "q", qo, fp4 ? 4 : 8))
+  if (int32_t s = checkRows(entry, "q", qo, fp4 ? 4 : 8))
     return s;
   const int64_t sBytes = scaleBytes(sv);
   const int64_t qBytes = qo.spanBytes(), xBytes = xo.spanBytes();

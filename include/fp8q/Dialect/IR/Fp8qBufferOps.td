@@ -126,6 +126,8 @@ def Fp8q_BufferGemmOp : Fp8q_BufferOp<"gemm"> {
     `kernel` is required by --fp8q-lower-to-runtime. SPEC v2 formats: q
     and w in one format, scales of any element type and layout (a padded
     layout is the memref's #fp8q.layout), the group read from x_scale.
+    NVFP4 takes `global_scale` (memref<f32>), the product of the two
+    global scales (fp8q.gemm), and no other format does.
 
     ```mlir
     fp8q.buffer.gemm %q, %s, %w, %ws, %out
@@ -133,20 +135,40 @@ def Fp8q_BufferGemmOp : Fp8q_BufferOp<"gemm"> {
          w_layout = #fp8q.weight_layout<preshuffle_16x16>}
         : memref<?x256xf8E4M3FN>, memref<?x2xf32, strided<[1, ?]>>,
           memref<320x256xf8E4M3FN>, memref<3x2xf32>, memref<?x320xbf16>
+    fp8q.buffer.gemm %q, %s, %w, %ws global(%g : memref<f32>), %out
+        {kernel = #fp8q.kernel<reference>}
+        : memref<?x64xf4E2M1FN>, memref<?x4xf8E4M3FN>,
+          memref<32x64xf4E2M1FN>, memref<32x4xf8E4M3FN>, memref<?x32xbf16>
     ```
   }];
   let arguments = (ins Arg<Fp8q_QMemRef, "q", [MemRead]>:$q,
                        Arg<Fp8q_AnyScaleMemRef, "x_scale", [MemRead]>:$x_scale,
                        Arg<Fp8q_QMemRef, "weight", [MemRead]>:$w,
                        Arg<Fp8q_AnyScaleMemRef, "w_scale", [MemRead]>:$w_scale,
+                       Arg<Optional<MemRefRankOf<[F32], [0]>>,
+                           "NVFP4 product of the global scales", [MemRead]>:
+                           $global_scale,
                        Arg<Fp8q_OutMemRef, "output", [MemWrite]>:$out,
                        OptionalAttr<Fp8q_KernelAttr>:$kernel,
                        OptionalAttr<Fp8q_WeightLayoutAttr>:$w_layout);
   let assemblyFormat = [{
-    $q `,` $x_scale `,` $w `,` $w_scale `,` $out attr-dict `:`
+    $q `,` $x_scale `,` $w `,` $w_scale
+    (`global` `(` $global_scale^ `:` type($global_scale) `)`)? `,` $out
+    attr-dict `:`
     type($q) `,` type($x_scale) `,` type($w) `,` type($w_scale) `,`
     type($out)
   }];
+  let builders = [
+    // A gemm without a global scale (every format but NVFP4).
+    OpBuilder<(ins "::mlir::Value":$q, "::mlir::Value":$x_scale,
+                   "::mlir::Value":$w, "::mlir::Value":$w_scale,
+                   "::mlir::Value":$out,
+                   CArg<"::fp8q::KernelAttr", "{}">:$kernel,
+                   CArg<"::fp8q::WeightLayoutAttr", "{}">:$w_layout), [{
+      build($_builder, $_state, q, x_scale, w, w_scale,
+            /*global_scale=*/::mlir::Value(), out, kernel, w_layout);
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// True when the operands are not FP8 1x128 with f32 scales.
     bool isV2();

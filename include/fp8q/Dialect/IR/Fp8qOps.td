@@ -138,16 +138,42 @@ def Fp8q_GemmOp : Fp8q_Op<"gemm", [Pure]> {
           tensor<2112x7168xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>,
           tensor<17x56xf32> -> tensor<?x2112xbf16>
     ```
+
+    NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) takes the rank-0 f32
+    `global_scale` operand, rejected for every other format (and required
+    for NVFP4 by bufferization and fp8q.buffer.gemm): the PRODUCT of the activation's and the weight's global scales
+    (each the `global_scale` its quantize used), so that
+    out = global_scale * sum_g x_scale * w_scale * dot. Serving stacks
+    fold the two into one GEMM alpha the same way.
+
+    ```mlir
+    %y = fp8q.gemm %q, %s, %w, %ws global(%g : tensor<f32>)
+        : tensor<?x64xf4E2M1FN>, tensor<?x4xf8E4M3FN>,
+          tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN> -> tensor<?x32xbf16>
+    ```
   }];
   let arguments = (ins Fp8q_QTensor:$q, Fp8q_AnyScaleTensor:$x_scale,
                        Fp8q_QTensor:$w, Fp8q_AnyScaleTensor:$w_scale,
+                       Optional<0DTensorOf<[F32]>>:$global_scale,
                        OptionalAttr<Fp8q_KernelAttr>:$kernel);
   let results = (outs Fp8q_OutTensor:$out);
   let assemblyFormat = [{
-    $q `,` $x_scale `,` $w `,` $w_scale attr-dict `:`
+    $q `,` $x_scale `,` $w `,` $w_scale
+    (`global` `(` $global_scale^ `:` type($global_scale) `)`)? attr-dict `:`
     type($q) `,` type($x_scale) `,` type($w) `,` type($w_scale) `->`
     type($out)
   }];
+  let builders = [
+    // A gemm without a global scale (every format but NVFP4): the builder
+    // the passes and fp8q-model-gen call.
+    OpBuilder<(ins "::mlir::Type":$out, "::mlir::Value":$q,
+                   "::mlir::Value":$x_scale, "::mlir::Value":$w,
+                   "::mlir::Value":$w_scale,
+                   CArg<"::fp8q::KernelAttr", "{}">:$kernel), [{
+      build($_builder, $_state, out, q, x_scale, w, w_scale,
+            /*global_scale=*/::mlir::Value(), kernel);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,72 @@
+// RUN: fp8q-opt %s -split-input-file --fp8q-lower-to-runtime -verify-diagnostics | FileCheck %s
+
+// A SPEC v2 gemm becomes one call of fp8q_rt_gemm_v2 (docs/RuntimeABI.md,
+// "v2 GEMM"): q, x_scale, w, w_scale, NVFP4's global product (a scratch
+// rank-0 buffer for the other formats), out; then group_size, kernel,
+// q_type, scale_type, x_scale layout and align, w_scale layout and align,
+// weight layout. Padded scales are strides (0, 0) descriptors; f4E2M1FN
+// buffers are declared as bytes like fp8 (their descriptors count codes),
+// so one declaration serves every format. Device execution:
+// lower-to-runtime-device-gemm-v2.mlir.
+
+// CHECK-LABEL: module
+// CHECK: func.func private @fp8q_rt_gemm_v2(memref<?x?xi8, strided<[?, ?], offset: ?>>, memref<?x?xi8, strided<[?, ?], offset: ?>>, memref<?x?xi8, strided<[?, ?], offset: ?>>, memref<?x?xi8, strided<[?, ?], offset: ?>>, memref<f32, strided<[], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, i64, i32, i32, i32, i32, i64, i32, i64, i32) -> i32 attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @nvfp4_swizzled
+// CHECK: %[[XS:.*]] = memref.cast %{{.*}} : memref<?x4xf8E4M3FN, strided<[0, 0]>> to memref<?x?xf8E4M3FN, strided<[?, ?], offset: ?>>
+// CHECK: %[[G:.*]] = memref.cast %arg4 : memref<f32> to memref<f32, strided<[], offset: ?>>
+// Group 16, reference = 5, f4E2M1FN = 3, f8E4M3FN scales = 2,
+// swizzle_32_4_4 = 3 (align 1) on both scales, plain weight.
+// CHECK: call @fp8q_rt_gemm_v2(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[G]], %{{.*}}, %c16_i64, %c5_i32, %c3_i32, %c2_i32, %c3_i32{{.*}}, %c1_i64{{.*}}, %c3_i32{{.*}}, %c1_i64{{.*}}, %c0_i32)
+// CHECK-NOT: fp8q.
+func.func @nvfp4_swizzled(%q: memref<?x64xf4E2M1FN>, %xs: memref<?x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+                          %w: memref<32x64xf4E2M1FN>, %ws: memref<32x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+                          %g: memref<f32>, %o: memref<?x32xbf16>) {
+  fp8q.buffer.gemm %q, %xs, %w, %ws global(%g : memref<f32>), %o {kernel = #fp8q.kernel<reference>}
+      : memref<?x64xf4E2M1FN>, memref<?x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
+        memref<32x64xf4E2M1FN>, memref<32x4xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>, memref<?x32xbf16>
+  return
+}
+
+// -----
+
+// UE8M0: x_scale col_major align 4 pack 4 (layout 2, align 4), a
+// row-major [ceil(N / 128), K / 128] weight scale; a scratch global.
+// CHECK-LABEL: func.func @ue8m0_pack4
+// CHECK: %[[SCRATCH:.*]] = memref.alloca() : memref<f32>
+// CHECK: %[[GS:.*]] = memref.cast %[[SCRATCH]]
+// CHECK: call @fp8q_rt_gemm_v2(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[GS]], %{{.*}}, %c128_i64, %c5_i32, %c0_i32, %c1_i32, %c2_i32, %c4_i64, %c0_i32{{.*}}, %c1_i64{{.*}}, %c0_i32{{.*}})
+func.func @ue8m0_pack4(%q: memref<?x256xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>,
+                       %w: memref<160x256xf8E4M3FN>, %ws: memref<2x2xf8E8M0FNU>, %o: memref<?x160xbf16>) {
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o {kernel = #fp8q.kernel<reference>}
+      : memref<?x256xf8E4M3FN>, memref<?x2xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>,
+        memref<160x256xf8E4M3FN>, memref<2x2xf8E8M0FNU>, memref<?x160xbf16>
+  return
+}
+
+// -----
+
+// MXFP8 E5M2 (q_type 2) with a column-major x_scale (layout 1, align 1:
+// the runtime reads the leading dimension from the strides) and a
+// cdna4_mx (4) weight scale.
+// CHECK-LABEL: func.func @mxfp8_e5m2
+// CHECK: call @fp8q_rt_gemm_v2({{.*}}, %c32_i64, %c5_i32, %c2_i32, %c1_i32{{.*}}, %c1_i32{{.*}}, %c1_i64{{.*}}, %c4_i32, %c1_i64{{.*}}, %c0_i32{{.*}})
+func.func @mxfp8_e5m2(%q: memref<?x64xf8E5M2>, %xs: memref<?x2xf8E8M0FNU, strided<[1, ?]>>,
+                      %w: memref<32x64xf8E5M2>, %ws: memref<32x2xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, %o: memref<?x32xbf16>) {
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o {kernel = #fp8q.kernel<reference>}
+      : memref<?x64xf8E5M2>, memref<?x2xf8E8M0FNU, strided<[1, ?]>>,
+        memref<32x64xf8E5M2>, memref<32x2xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, memref<?x32xbf16>
+  return
+}
+
+// -----
+
+// MXFP4 with the byte-wise preshuffled fp4 weight (weight layout 1).
+// CHECK-LABEL: func.func @mxfp4_preshuffled
+// CHECK: call @fp8q_rt_gemm_v2({{.*}}, %c32_i64, %c5_i32, %c3_i32, %c1_i32{{.*}}, %c4_i32, %c1_i64{{.*}}, %c4_i32{{.*}}, %c1_i64{{.*}}, %c1_i32{{.*}})
+func.func @mxfp4_preshuffled(%q: memref<?x128xf4E2M1FN>, %xs: memref<?x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+                             %w: memref<32x128xf4E2M1FN>, %ws: memref<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, %o: memref<?x32xbf16>) {
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o {kernel = #fp8q.kernel<reference>, w_layout = #fp8q.weight_layout<preshuffle_16x16>}
+      : memref<?x128xf4E2M1FN>, memref<?x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+        memref<32x128xf4E2M1FN>, memref<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, memref<?x32xbf16>
+  return
+}
