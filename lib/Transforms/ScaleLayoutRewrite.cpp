@@ -69,13 +69,18 @@ std::string fp8q::describeScaleConsumer(const ScaleUse &use) {
   case ScaleConsumer::Successor:
     return exact("successor block argument");
   case ScaleConsumer::WScale:
-    return exact("w_scale of fp8q.gemm");
+    if (use.kind == ScaleNeed::Exact)
+      return exact("w_scale of fp8q.gemm");
+    [[fallthrough]];
   case ScaleConsumer::XScale: {
     auto gemm = cast<GemmOp>(operand.getOwner());
     Kernel kernel = *gemm.getKernel();
-    return "x_scale of fp8q.gemm at " + describeLoc(gemm) + ": kernel " +
-           getKernelContract(kernel).name + " requires " +
-           describeRequirement(kernel, GemmOperand::XScale);
+    bool x = use.consumer == ScaleConsumer::XScale;
+    return std::string(x ? "x_scale" : "w_scale") + " of fp8q.gemm at " +
+           describeLoc(gemm) + ": kernel " + getKernelContract(kernel).name +
+           " requires " +
+           describeRequirement(kernel,
+                               x ? GemmOperand::XScale : GemmOperand::WScale);
   }
   }
   llvm_unreachable("unknown consumer kind");
@@ -228,6 +233,15 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       serve(ScaleNeed::Exact, valuePlan.exactUse);
       serve(ScaleNeed::Bytes, valuePlan.byteUse);
       serve(ScaleNeed::Flow, valuePlan.flowUse);
+      // Every strided consumer shares the one strided target.
+      if (valuePlan.stridedUse == static_cast<int>(t))
+        for (const ScaleUse &use : uses) {
+          if (use.kind != ScaleNeed::Strided)
+            continue;
+          rewriter.modifyOpInPlace(use.operand->getOwner(),
+                                   [&] { use.operand->set(mat.getResult()); });
+          why.push_back(describeScaleConsumer(use));
+        }
       InFlightDiagnostic remark = fp8q::emitRemarkAt(mat);
       remark << "scale materialized to " << layouts[valuePlan.targets[t]]
              << (valuePlan.copies[t] ? " (copy)" : " (no copy: same bytes)")
