@@ -45,7 +45,8 @@ def SelectKernels : Pass<"fp8q-select-kernels", "mlir::ModuleOp"> {
       unless every gemm already names a kernel);
     - fp8 flavours the target's kernels do not read are reported, or with
       `fix-fp8-type` repaired;
-    - every weight a ck_bpreshuffle gemm reads gets its preshuffled form.
+    - every weight a ck_bpreshuffle or aiter_mxfp4 gemm reads gets its
+      preshuffled form.
 
     Running the pass twice changes nothing.
   }];
@@ -180,7 +181,8 @@ def InsertPreshuffle : Pass<"fp8q-insert-preshuffle", "mlir::ModuleOp"> {
   let description = [{
     The third step of `--fp8q-select-kernels`; every `fp8q.gemm` must name
     its kernel (run `--fp8q-route-kernels` first). Which kernels read a
-    preshuffled weight is the contract table's call (today ck_bpreshuffle).
+    preshuffled weight is the contract table's call (today ck_bpreshuffle
+    and aiter_mxfp4, whose f4E2M1FN weights are shuffled byte-wise).
 
     Every such weight gets one `fp8q.preshuffle` per weight value, right
     after its definition, however many gemms share it (a preshuffle the
@@ -190,8 +192,10 @@ def InsertPreshuffle : Pass<"fp8q-insert-preshuffle", "mlir::ModuleOp"> {
     an explicit `fp8q.preshuffle` of a constant is folded the same way.
     A weight that is already preshuffled is left alone, and no other
     kernel's weight is touched. A weight preshuffle_16x16 cannot hold
-    (N % 16 != 0 or K % 32 != 0) is an error. Running the pass twice
-    changes nothing.
+    (N % 16 != 0 or K % 32 != 0; K % 64 != 0 for f4E2M1FN) is an error.
+    A non-splat f4E2M1FN constant is not folded (the permutation is
+    byte-wise over packed nibbles): it keeps its fp8q.preshuffle. Running
+    the pass twice changes nothing.
   }];
   let dependentDialects = ["::fp8q::Fp8qDialect", "::mlir::arith::ArithDialect"];
   let statistics = [
