@@ -189,6 +189,7 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       auto type = withScaleLayout(cast<RankedTensorType>(v.getType()),
                                   layouts[valuePlan.targets[t]]);
       MaterializeOp mat;
+      bool inserted = false;
       auto it = detached.byKey.find(std::make_pair(
           v.getAsOpaquePointer(), Type(type).getAsOpaquePointer()));
       if (it != detached.byKey.end() && !reused.contains(it->second)) {
@@ -209,6 +210,7 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
         else
           rewriter.setInsertionPointAfterValue(v);
         mat = MaterializeOp::create(rewriter, v.getLoc(), type, v);
+        inserted = true;
         ++counts.inserted;
       }
       previous = mat;
@@ -217,11 +219,25 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       // needs, then flows (the plan's slots are per kind, in use order);
       // collect them for the remark.
       why.clear();
+      // The consumer first in program order within mat's block (else the
+      // first one served).
+      Operation *firstConsumer = nullptr;
+      auto noteConsumer = [&](Operation *user) {
+        Operation *inBlock = mat->getBlock()->findAncestorOpInBlock(*user);
+        if (!firstConsumer) {
+          firstConsumer = inBlock ? inBlock : user;
+          return;
+        }
+        if (inBlock && firstConsumer->getBlock() == mat->getBlock() &&
+            inBlock->isBeforeInBlock(firstConsumer))
+          firstConsumer = inBlock;
+      };
       auto serve = [&](ScaleNeed kind, ArrayRef<int> slots) {
         unsigned k = 0;
         for (const ScaleUse &use : uses) {
           if (use.kind != kind || slots[k++] != static_cast<int>(t))
             continue;
+          noteConsumer(use.operand->getOwner());
           rewriter.modifyOpInPlace(use.operand->getOwner(),
                                    [&] { use.operand->set(mat.getResult()); });
           if (kind == ScaleNeed::Flow)
@@ -238,11 +254,21 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
         for (const ScaleUse &use : uses) {
           if (use.kind != ScaleNeed::Strided)
             continue;
+          noteConsumer(use.operand->getOwner());
           rewriter.modifyOpInPlace(use.operand->getOwner(),
                                    [&] { use.operand->set(mat.getResult()); });
           why.push_back(describeScaleConsumer(use));
         }
-      InFlightDiagnostic remark = fp8q::emitRemarkAt(mat);
+      // An inserted materialization of a function argument is remarked at
+      // its first consumer: it has the argument's location, the signature,
+      // whose source line a decode step's ~1400 weight-scale arguments make
+      // megabytes long (a remark prints it, once per weight scale).
+      bool functionArgument =
+          inserted && isa<BlockArgument>(v) &&
+          isa<FunctionOpInterface>(v.getParentBlock()->getParentOp());
+      InFlightDiagnostic remark = fp8q::emitRemarkAt(
+          functionArgument && firstConsumer ? firstConsumer
+                                            : mat.getOperation());
       remark << "scale materialized to " << layouts[valuePlan.targets[t]]
              << (valuePlan.copies[t] ? " (copy)" : " (no copy: same bytes)")
              << " for " << why.size() << " consumer"
