@@ -13,8 +13,15 @@ fp8q.materialize ops that copy (a materialize between equal layouts copies
 nothing), the bytes they move (read + write of an M x G f32 scale), and the
 kernel launches fusion saves against the hand-placed fix.
 
+A second table does the same for SPEC v2's block formats (fp8q-model-gen
+--format): DeepSeek-V3.2 with UE8M0, MXFP8 and NVFP4 on sm100, MXFP4 on
+gfx950 (every linear MXFP4, as GPT-OSS keeps its experts). It counts the
+activation-scale copies per step (1-byte scales, padded layouts compared by
+the bytes they address) and, apart, the weight-scale re-layouts, which a
+serving stack does once at load time.
+
 Usage: bench/copies_per_step.py BUILD_DIR [--tokens 16|?] [--tp 8] [--layers N]
-Prints a Markdown table. With --tokens ? (dynamic M) bytes are per token.
+Prints Markdown tables. With --tokens ? (dynamic M) bytes are per token.
 """
 import argparse
 import os
@@ -61,6 +68,84 @@ def equal_layouts(m, g, a, b):
     sa, sb = strides(a), strides(b)
     extents = (m, g)
     return all(sa[d] == sb[d] for d in range(2) if extents[d] != 1)
+
+
+# SPEC v2 variants: (name, config, fp8q-model-gen flags, target, rocm).
+V2_MODELS = [
+    ("DeepSeek-V3.2 UE8M0", "examples/deepseek-v3.2/config.json",
+     ["--format=ue8m0"], "sm100", ""),
+    ("DeepSeek-V3.2 MXFP8", "examples/deepseek-v3.2/config.json",
+     ["--format=mxfp8"], "sm100", ""),
+    ("DeepSeek-V3.2 NVFP4", "examples/deepseek-v3.2/config.json",
+     ["--format=nvfp4"], "sm100", ""),
+    ("DeepSeek-V3.2 MXFP4", "examples/deepseek-v3.2/config.json",
+     ["--format=mxfp4"], "gfx950", "7.2"),
+    ("Qwen3-235B-A22B MXFP4 (EP 8)", "examples/qwen3-235b-a22b/config.json",
+     ["--format=mxfp4", "--ep=8"], "gfx950", "7.2"),
+]
+# Any scale materialization: M (or N), G, element type, encodings.
+MATERIALIZE_V2 = re.compile(
+    r"fp8q\.materialize %\S+ : tensor<(\d+|\?)x(\d+)x(f32|f8E8M0FNU|f8E4M3FN)"
+    r"(?:, (#fp8q\.layout<[^>]*>))?> -> "
+    r"tensor<(?:\d+|\?)x\d+x\w+(?:, (#fp8q\.layout<[^>]*>))?>")
+
+
+def roundup(x, a):
+    return (x + a - 1) // a * a
+
+
+def layout_bytes(enc, m, g):
+    """(allocation, offset function) of a layout: SPEC v2's formulas."""
+    enc = enc or "row_major"
+    align = re.search(r"align = (\d+)", enc)
+    a = int(align.group(1)) if align else 1
+    if "swizzle_32_4_4" in enc:
+        return roundup(m, 128) * roundup(g, 4), lambda i, j: (
+            ((i // 128) * (roundup(g, 4) // 4) + j // 4) * 512 +
+            (i % 32) * 16 + ((i % 128) // 32) * 4 + j % 4)
+    if "cdna4_mx" in enc:
+        def off(i, j):
+            aa, b, c = i // 32, (i // 16) % 2, i % 16
+            d, e, f = j // 8, (j // 4) % 2, j % 4
+            return ((((aa * (roundup(g, 8) // 8) + d) * 4 + f) * 16 + c) * 2
+                    + e) * 2 + b
+        return roundup(m, 256) * roundup(g, 8), off
+    if "pack = 4" in enc:
+        return roundup(g, 4) * roundup(m, a), lambda i, j: (
+            ((j // 4) * roundup(m, a) + i) * 4 + j % 4)
+    if "col_major" in enc:
+        return roundup(m, a) * g, lambda i, j: j * roundup(m, a) + i
+    return m * g, lambda i, j: i * g + j
+
+
+def equal_layouts_v2(m, g, a, b):
+    """areEquivalentLayouts for any layout; m is None when M is dynamic."""
+    padded = ("swizzle", "cdna4", "pack")
+    if not any(p in (x or "") for x in (a, b) for p in padded):
+        return equal_layouts(m, g, a, b)
+    if (a or "row_major") == (b or "row_major"):
+        return True
+    if m is None:
+        return False
+    (alloc_a, off_a), (alloc_b, off_b) = layout_bytes(a, m, g), layout_bytes(b, m, g)
+    return alloc_a == alloc_b and all(
+        off_a(i, j) == off_b(i, j) for i in range(m) for j in range(g))
+
+
+def count_v2(out, tokens):
+    """(activation copies, their bytes, weight-scale re-layouts)."""
+    copies, moved, weights = 0, 0, 0
+    for rows, g, elt, src, dst in MATERIALIZE_V2.findall(out):
+        m = None if rows == "?" else int(rows)
+        g = int(g)
+        if equal_layouts_v2(m, g, src, dst):
+            continue
+        if rows != tokens:
+            weights += 1
+            continue
+        copies += 1
+        moved += 2 * (1 if m is None else m) * g * (4 if elt == "f32" else 1)
+    return copies, moved, weights
 
 
 def run(cmd, stdin=None):
@@ -112,6 +197,29 @@ def main():
                     baseline = copies
                 print(f"| {name} | {arch} | {gemms} | {policy} | {copies} | "
                       f"{moved} | {baseline - copies} |")
+
+    print(f"\nSPEC v2 formats: activation-scale copies per decode step "
+          f"(M = {args.tokens}, TP = {args.tp}{layers}); weight-scale "
+          "re-layouts happen once, at load:\n")
+    print(f"| model | target | GEMMs | policy | copies | {bytes_label} | "
+          "launches saved vs hand-placed | weight-scale re-layouts |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, config, flags, arch, rocm in V2_MODELS:
+        ir = run([gen, os.path.join(ROOT, config), f"--target={arch}",
+                  f"--tokens={args.tokens}", f"--tp={args.tp}"]
+                 + ([f"--rocm={rocm}"] if rocm else []) + flags
+                 + ([] if args.layers is None else [f"--layers={args.layers}"]))
+        gemms = ir.count("fp8q.gemm")
+        baseline = None
+        for policy, pass_name in POLICIES:
+            pipeline = ("builtin.module(fp8q-select-kernels,"
+                        f"{pass_name},fp8q-verify-contracts)")
+            out = run([opt, f"--pass-pipeline={pipeline}"], stdin=ir)
+            copies, moved, weights = count_v2(out, args.tokens)
+            if baseline is None:
+                baseline = copies
+            print(f"| {name} | {arch} | {gemms} | {policy} | {copies} | "
+                  f"{moved} | {baseline - copies} | {weights} |")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -70,8 +71,7 @@ Value DecoderBuilder::linear(Value q, Value s, int64_t n, int64_t k,
   checkLinear(name, n, k);
   Value w = parameter((name + ".weight").str(), {n, k}, fp8);
   Value ws = parameter((name + ".weight_scale_inv").str(),
-                       {llvm::divideCeilSigned(n, kBlock), k / kBlock},
-                       b.getF32Type());
+                       weightScaleShape(n, k), scaleElt);
   return GemmOp::create(b, loc(name), act(n), q, s, w, ws, KernelAttr());
 }
 
@@ -106,6 +106,13 @@ Value DecoderBuilder::bf16Linear(Value x, int64_t n, int64_t k,
 std::pair<Value, Value> DecoderBuilder::rmsNormQuant(Value x, int64_t k,
                                                      StringRef name,
                                                      Value *unquantized) {
+  // SPEC v2 formats: fp8q.rms_norm_quantize writes FP8 1x128 only; the
+  // producer is a quantize of the norm's input (see DecoderOptions::format).
+  if (o.format != BlockFormat::Fp8Block) {
+    if (unquantized)
+      *unquantized = x;
+    return quant(x, k, name);
+  }
   Value gamma = parameter((name + ".weight").str(), {k}, b.getBF16Type());
   auto op = RmsNormQuantizeOp::create(
       b, loc(name), fp8Act(k), scale(k), unquantized ? act(k) : Type(),
@@ -119,9 +126,17 @@ std::pair<Value, Value> DecoderBuilder::rmsNormQuant(Value x, int64_t k,
 
 std::pair<Value, Value> DecoderBuilder::quant(Value x, int64_t k,
                                               StringRef name) {
+  if (o.format == BlockFormat::NvFp4 && !globalScale) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    globalScale =
+        entry->addArgument(RankedTensorType::get({}, b.getF32Type()),
+                           NameLoc::get(b.getStringAttr("input_global_scale")));
+  }
+  Value global = o.format == BlockFormat::NvFp4 ? globalScale : Value();
   auto op = QuantizeOp::create(b, loc(name), fp8Act(k), scale(k), x,
-                               /*silu_gate=*/Value(), /*global_scale=*/Value(),
-                               b.getI64IntegerAttr(kBlock),
+                               /*silu_gate=*/Value(), global,
+                               b.getI64IntegerAttr(group()),
                                /*scale_rounding=*/nullptr);
   return {op.getQ(), op.getScale()};
 }
@@ -196,6 +211,24 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
   auto target = TargetAttr::get(ctx, o.arch, o.rocm);
   module->setAttr(TargetAttr::getModuleAttrName(), target);
   fp8 = getTargetFp8Type(target);
+  scaleElt = b.getF32Type();
+  switch (o.format) {
+  case BlockFormat::Fp8Block:
+    break;
+  case BlockFormat::Fp8BlockE8M0:
+  case BlockFormat::MxFp8:
+    fp8 = b.getType<Float8E4M3FNType>();
+    scaleElt = b.getType<Float8E8M0FNUType>();
+    break;
+  case BlockFormat::MxFp4:
+    fp8 = b.getType<Float4E2M1FNType>();
+    scaleElt = b.getType<Float8E8M0FNUType>();
+    break;
+  case BlockFormat::NvFp4:
+    fp8 = b.getType<Float4E2M1FNType>();
+    scaleElt = b.getType<Float8E4M3FNType>();
+    break;
+  }
 
   int64_t layers = o.numLayers > 0 ? o.numLayers : c.numHiddenLayers;
   if (c.numAttentionHeads % o.tp != 0) {
@@ -373,6 +406,16 @@ llvm::Error checkDecoderSize(const ModelConfig &config,
       ops, override ? options.numLayers : config.numHiddenLayers,
       config.numExpertsPerTok, kMaxDecoderOps,
       override ? "--layers" : "num_hidden_layers (or pass --layers)"));
+}
+
+std::optional<BlockFormat> parseBlockFormatOption(StringRef text) {
+  return llvm::StringSwitch<std::optional<BlockFormat>>(text)
+      .Case("fp8", BlockFormat::Fp8Block)
+      .Case("ue8m0", BlockFormat::Fp8BlockE8M0)
+      .Case("mxfp8", BlockFormat::MxFp8)
+      .Case("mxfp4", BlockFormat::MxFp4)
+      .Case("nvfp4", BlockFormat::NvFp4)
+      .Default(std::nullopt);
 }
 
 OwningOpRef<ModuleOp> buildDecoderModule(MLIRContext *ctx,

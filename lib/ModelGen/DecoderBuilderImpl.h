@@ -45,7 +45,25 @@ public:
     return RankedTensorType::get({o.tokens, k}, fp8);
   }
   RankedTensorType scale(int64_t k) {
-    return RankedTensorType::get({o.tokens, k / kBlock}, b.getF32Type());
+    return RankedTensorType::get({o.tokens, k / group()}, scaleElt);
+  }
+  /// The quantization group along K of the format (128, 32 or 16).
+  int64_t group() const {
+    switch (o.format) {
+    case BlockFormat::MxFp8:
+    case BlockFormat::MxFp4:
+      return 32;
+    case BlockFormat::NvFp4:
+      return 16;
+    default:
+      return kBlock;
+    }
+  }
+  /// Shape of the weight scale of an [n, k] weight in the format.
+  SmallVector<int64_t, 2> weightScaleShape(int64_t n, int64_t k) const {
+    if (o.format == BlockFormat::Fp8Block)
+      return {llvm::divideCeilSigned(n, kBlock), k / kBlock};
+    return {n, k / group()};
   }
   Location loc(const Twine &name) {
     return NameLoc::get(b.getStringAttr(layerPrefix + name));
@@ -104,7 +122,10 @@ public:
   OpBuilder b;
   const ModelConfig &c;
   const DecoderOptions &o;
-  Type fp8;
+  /// The q / weight element type and the scale element type of the format.
+  Type fp8, scaleElt;
+  /// NVFP4's rank-0 f32 global scale, one argument of @decode_step.
+  Value globalScale;
   ModuleOp module;
   Block *entry = nullptr;
   std::string layerPrefix;

@@ -10,14 +10,17 @@ using namespace mlir;
 
 namespace fp8q {
 
-static_assert(static_cast<int>(Kernel::CkBpreshuffle) ==
-                      FP8Q_KERNEL_CK_BPRESHUFFLE &&
-                  static_cast<int>(Kernel::Ck) == FP8Q_KERNEL_CK &&
-                  static_cast<int>(Kernel::Triton) == FP8Q_KERNEL_TRITON &&
-                  static_cast<int>(Kernel::DeepGemm) == FP8Q_KERNEL_DEEPGEMM &&
-                  static_cast<int>(Kernel::Cublas) == FP8Q_KERNEL_CUBLAS &&
-                  static_cast<int>(Kernel::Reference) == FP8Q_KERNEL_REFERENCE,
-              "fp8q::Kernel and fp8q_kernel must agree");
+static_assert(
+    static_cast<int>(Kernel::CkBpreshuffle) == FP8Q_KERNEL_CK_BPRESHUFFLE &&
+        static_cast<int>(Kernel::Ck) == FP8Q_KERNEL_CK &&
+        static_cast<int>(Kernel::Triton) == FP8Q_KERNEL_TRITON &&
+        static_cast<int>(Kernel::DeepGemm) == FP8Q_KERNEL_DEEPGEMM &&
+        static_cast<int>(Kernel::Cublas) == FP8Q_KERNEL_CUBLAS &&
+        static_cast<int>(Kernel::Reference) == FP8Q_KERNEL_REFERENCE &&
+        static_cast<int>(Kernel::AiterMxfp4) == FP8Q_KERNEL_AITER_MXFP4 &&
+        static_cast<int>(Kernel::CublasMx) == FP8Q_KERNEL_CUBLAS_MX &&
+        static_cast<int>(Kernel::DeepGemmSm100) == FP8Q_KERNEL_DEEPGEMM_SM100,
+    "fp8q::Kernel and fp8q_kernel must agree");
 
 static_assert(FP8Q_FORMAT_FP8_1X128 == 1u << int(BlockFormat::Fp8Block) &&
                   FP8Q_FORMAT_FP8_1X128_E8M0 ==
@@ -31,23 +34,61 @@ const fp8q_kernel_contract &getKernelContract(Kernel kernel) {
   return fp8q_kernel_contracts[static_cast<int>(kernel)];
 }
 
-LayoutAttr getRequiredScaleLayout(Kernel kernel, MLIRContext *ctx) {
-  const fp8q_kernel_contract &c = getKernelContract(kernel);
-  switch (c.x_scale) {
-  case FP8Q_SCALE_ANY:
-    return {};
-  case FP8Q_SCALE_ROW_MAJOR:
+LayoutAttr getLayoutOfCode(MLIRContext *ctx, int code, int64_t align) {
+  switch (code) {
+  case FP8Q_LAYOUT_ROW_MAJOR:
     return LayoutAttr::getRowMajor(ctx);
-  case FP8Q_SCALE_COL_MAJOR:
-    return LayoutAttr::getColMajor(ctx, c.x_scale_align);
+  case FP8Q_LAYOUT_COL_MAJOR:
+    return LayoutAttr::getColMajor(ctx, align);
+  case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+    return LayoutAttr::getColMajorPack4(ctx, align);
+  case FP8Q_LAYOUT_SWIZZLE_32_4_4:
+    return LayoutAttr::getTiled(ctx, ScaleOrder::Swizzle32x4x4);
+  case FP8Q_LAYOUT_CDNA4_MX:
+    return LayoutAttr::getTiled(ctx, ScaleOrder::Cdna4Mx);
+  }
+  llvm_unreachable("unknown fp8q_scale_layout code");
+}
+
+ScaleRequirement getScaleRequirement(Kernel kernel, GemmOperand operand,
+                                     MLIRContext *ctx) {
+  assert(operand != GemmOperand::Weight && "not a scale operand");
+  const fp8q_kernel_contract &c = getKernelContract(kernel);
+  const fp8q_scale_req &req =
+      operand == GemmOperand::XScale ? c.x_scale_layout : c.w_scale_layout;
+  ScaleRequirement result;
+  result.kind = req.kind;
+  if (req.kind == FP8Q_SCALE_REQ_LAYOUT)
+    result.layout = getLayoutOfCode(ctx, req.layout, req.align);
+  return result;
+}
+
+LayoutAttr getRequiredScaleLayout(Kernel kernel, MLIRContext *ctx) {
+  return getScaleRequirement(kernel, GemmOperand::XScale, ctx).layout;
+}
+
+bool scaleLayoutSatisfies(Kernel kernel, GemmOperand operand, LayoutAttr layout,
+                          ArrayRef<int64_t> shape) {
+  ScaleRequirement req =
+      getScaleRequirement(kernel, operand, layout.getContext());
+  switch (req.kind) {
+  case FP8Q_SCALE_REQ_ANY:
+    return true;
+  case FP8Q_SCALE_REQ_STRIDED:
+    return layout.isStrided();
+  case FP8Q_SCALE_REQ_LAYOUT:
+    return areEquivalentLayouts(req.layout, layout, shape);
   }
   llvm_unreachable("unknown scale requirement");
 }
 
 bool scaleLayoutSatisfies(Kernel kernel, LayoutAttr layout,
                           ArrayRef<int64_t> shape) {
-  LayoutAttr required = getRequiredScaleLayout(kernel, layout.getContext());
-  return !required || areEquivalentLayouts(required, layout, shape);
+  return scaleLayoutSatisfies(kernel, GemmOperand::XScale, layout, shape);
+}
+
+bool readsPerRowWScale(Kernel kernel) {
+  return getKernelContract(kernel).w_scale_per_row != 0;
 }
 
 bool weightLayoutSatisfies(Kernel kernel, Attribute encoding) {
@@ -74,20 +115,39 @@ std::string describeRequirement(Kernel kernel, GemmOperand operand) {
       return "#fp8q.weight_layout<preshuffle_16x16>";
     }
   }
-  switch (c.x_scale) {
-  case FP8Q_SCALE_ANY:
+  const fp8q_scale_req &req =
+      operand == GemmOperand::XScale ? c.x_scale_layout : c.w_scale_layout;
+  switch (req.kind) {
+  case FP8Q_SCALE_REQ_ANY:
     return "any layout";
-  case FP8Q_SCALE_ROW_MAJOR:
+  case FP8Q_SCALE_REQ_STRIDED:
+    return "a strided layout (row_major, col_major or col_major align; not "
+           "pack = 4 or a swizzle)";
+  case FP8Q_SCALE_REQ_LAYOUT:
+    break;
+  }
+  switch (req.layout) {
+  case FP8Q_LAYOUT_ROW_MAJOR:
     return "#fp8q.layout<row_major> (strides (G, 1))";
-  case FP8Q_SCALE_COL_MAJOR:
-    if (c.x_scale_align == 1)
+  case FP8Q_LAYOUT_COL_MAJOR:
+    if (req.align == 1)
       return "#fp8q.layout<col_major> (strides (1, M))";
     return llvm::formatv("#fp8q.layout<col_major, align = {0}> (strides (1, "
                          "roundup(M, {0})))",
-                         c.x_scale_align)
+                         req.align)
         .str();
+  case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+    return llvm::formatv("#fp8q.layout<col_major, align = {0}, pack = 4> (four "
+                         "1-byte scales per 32-bit word along G, words "
+                         "MN-major with leading dimension roundup(M, {0}))",
+                         req.align)
+        .str();
+  case FP8Q_LAYOUT_SWIZZLE_32_4_4:
+    return "#fp8q.layout<swizzle_32_4_4> (128x4 tiles of 512 bytes)";
+  case FP8Q_LAYOUT_CDNA4_MX:
+    return "#fp8q.layout<cdna4_mx> (AITER e8m0_shuffle)";
   }
-  llvm_unreachable("unknown requirement");
+  llvm_unreachable("unknown fp8q_scale_layout code");
 }
 
 bool kernelReadsFormat(Kernel kernel, BlockFormat format) {
@@ -141,7 +201,7 @@ TargetAttr getModuleTarget(Operation *moduleOp) {
 }
 
 bool kernelRunsOn(Kernel kernel, TargetAttr target, Type fp8,
-                  std::string &reason) {
+                  std::string &reason, std::optional<BlockFormat> format) {
   const fp8q_kernel_contract &c = getKernelContract(kernel);
   unsigned arch = getArchBit(target);
   if (!(c.archs & arch)) {
@@ -160,7 +220,11 @@ bool kernelRunsOn(Kernel kernel, TargetAttr target, Type fp8,
       return false;
     }
   }
-  Type want = getRequiredFp8Type(kernel, target);
+  // The fp8 flavour is FP8 1x128's; MX, NVFP4 and UE8M0 gemms are matched
+  // by format (kernelReadsFormat).
+  bool flavoured =
+      isFp8Type(fp8) && (!format || *format == BlockFormat::Fp8Block);
+  Type want = flavoured ? getRequiredFp8Type(kernel, target) : Type();
   if (want && fp8 != want) {
     std::string text;
     llvm::raw_string_ostream os(text);

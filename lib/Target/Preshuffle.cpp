@@ -45,9 +45,18 @@ RankedTensorType getPreshuffledType(RankedTensorType type) {
       WeightLayoutAttr::get(type.getContext(), WeightLayout::Preshuffle16x16));
 }
 
+int64_t getPreshuffleKMultiple(RankedTensorType type) {
+  return isa<Float4E2M1FNType>(type.getElementType()) ? 64 : 32;
+}
+
 bool canPreshuffle(RankedTensorType type) {
-  return type.getRank() == 2 && type.hasStaticShape() && !type.getEncoding() &&
-         fp8q_preshuffle_ok(type.getDimSize(0), type.getDimSize(1));
+  if (type.getRank() != 2 || !type.hasStaticShape() || type.getEncoding())
+    return false;
+  int64_t n = type.getDimSize(0), k = type.getDimSize(1);
+  // fp4: the [N, K/2] bytes are what is shuffled.
+  if (isa<Float4E2M1FNType>(type.getElementType()))
+    return k % 2 == 0 && fp8q_preshuffle_ok(n, k / 2);
+  return fp8q_preshuffle_ok(n, k);
 }
 
 DenseElementsAttr preshuffleConstant(DenseElementsAttr value) {

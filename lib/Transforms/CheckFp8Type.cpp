@@ -146,6 +146,12 @@ LogicalResult CheckFp8TypePass::fixOrCheckFp8(TargetAttr target) {
     // f8E5M2 and f4E2M1FN are formats, checked against the kernels.
     if (qType.getElementType() == want || !isFp8Type(qType.getElementType()))
       return;
+    // MXFP8 and UE8M0 (1-byte scales) are OCP E4M3 by format, whatever the
+    // target's FP8 1x128 flavour.
+    if (!cast<RankedTensorType>(op->getResult(1).getType())
+             .getElementType()
+             .isF32())
+      return;
     if (!fixFp8Type) {
       fp8q::emitOpErrorAt(op)
           << "produces " << qType.getElementType() << " but target "
@@ -177,6 +183,11 @@ LogicalResult CheckFp8TypePass::fixOrCheckFp8(TargetAttr target) {
       ok = false;
       return;
     }
+    // The flavour is FP8 1x128's; the other formats are matched by
+    // --fp8q-verify-contracts against the kernel's formats.
+    if (std::optional<BlockFormat> format = getGemmFormat(gemm);
+        format && *format != BlockFormat::Fp8Block)
+      return;
     Kernel kernel = *gemm.getKernel();
     StringRef kernelName = getKernelContract(kernel).name;
     Type qElem = elementTypeOf(gemm.getQ());

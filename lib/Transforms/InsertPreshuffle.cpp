@@ -117,7 +117,8 @@ void InsertPreshufflePass::runOnOperation() {
           << "reads a [" << type.getDimSize(0) << ", " << type.getDimSize(1)
           << "] weight that " << getKernelContract(kernel).name
           << " needs preshuffled, but preshuffle_16x16 needs "
-             "N % 16 == 0 and K % 32 == 0";
+             "N % 16 == 0 and K % "
+          << getPreshuffleKMultiple(type) << " == 0";
       ok = false;
       return;
     }

@@ -147,22 +147,65 @@ void RouteKernelsPass::setKernel(GemmOp gemm, Kernel kernel) {
   case Kernel::Cublas:
     ++numCublas;
     break;
+  case Kernel::AiterMxfp4:
+    ++numAiterMxfp4;
+    break;
+  case Kernel::CublasMx:
+    ++numCublasMx;
+    break;
+  case Kernel::DeepGemmSm100:
+    ++numDeepGemmSm100;
+    break;
   case Kernel::Reference:
     break;
   }
 }
 
-/// SPEC v2 formats, and every gemm on a target the SGLang policy does not
-/// cover (sm100), go to the first kernel of the contract table that runs on
-/// the target and reads the format; the CPU reference is never chosen.
+/// The kernels that read `format`, in the order the router prefers them
+/// (SPEC v2 "Kernels and targets"): the vendor kernel of the format first,
+/// Triton (strided scales) where it reads the format. The first that runs
+/// on the target, and whose weight layout the gemm's weight can take, wins.
+static ArrayRef<Kernel> getFormatPreference(BlockFormat format) {
+  static const Kernel fp8[] = {Kernel::Triton};
+  static const Kernel ue8m0[] = {Kernel::DeepGemmSm100};
+  static const Kernel mxfp8[] = {Kernel::CublasMx, Kernel::Triton};
+  static const Kernel mxfp4[] = {Kernel::AiterMxfp4, Kernel::Triton};
+  static const Kernel nvfp4[] = {Kernel::CublasMx};
+  switch (format) {
+  case BlockFormat::Fp8Block:
+    return fp8;
+  case BlockFormat::Fp8BlockE8M0:
+    return ue8m0;
+  case BlockFormat::MxFp8:
+    return mxfp8;
+  case BlockFormat::MxFp4:
+    return mxfp4;
+  case BlockFormat::NvFp4:
+    return nvfp4;
+  }
+  llvm_unreachable("unknown block format");
+}
+
+/// SPEC v2 formats, and FP8 1x128 on sm100 (which the SGLang policy does
+/// not cover), go to the first kernel of getFormatPreference that the
+/// contract table lets read the format on the target; the CPU reference is
+/// never chosen.
 static std::optional<Kernel> chooseByFormat(TargetAttr target,
-                                            BlockFormat format) {
-  for (int i = 0; i < FP8Q_KERNEL_COUNT; ++i) {
-    auto kernel = static_cast<Kernel>(i);
-    if (kernel == Kernel::Reference || !kernelReadsFormat(kernel, format))
+                                            BlockFormat format, GemmOp gemm) {
+  auto wType = cast<RankedTensorType>(gemm.getW().getType());
+  for (Kernel kernel : getFormatPreference(format)) {
+    if (!kernelReadsFormat(kernel, format))
       continue;
-    if (allowedOn(kernel, target))
-      return kernel;
+    std::string reason;
+    if (!kernelRunsOn(kernel, target, getTargetFp8Type(target), reason, format))
+      continue;
+    // A kernel that reads preshuffled weights only where the weight can be
+    // preshuffled (--fp8q-insert-preshuffle gives it that form).
+    if (getKernelContract(kernel).weight == FP8Q_WEIGHT_PRESHUFFLE_16X16 &&
+        !weightLayoutSatisfies(kernel, wType.getEncoding()) &&
+        !canPreshuffle(wType))
+      continue;
+    return kernel;
   }
   return std::nullopt;
 }
@@ -173,7 +216,7 @@ LogicalResult RouteKernelsPass::routeGemm(GemmOp gemm, TargetAttr target,
   if ((format && *format != BlockFormat::Fp8Block) ||
       getArchBit(target) == FP8Q_ARCH_SM100) {
     BlockFormat want = format.value_or(BlockFormat::Fp8Block);
-    if (std::optional<Kernel> kernel = chooseByFormat(target, want)) {
+    if (std::optional<Kernel> kernel = chooseByFormat(target, want, gemm)) {
       setKernel(gemm, *kernel);
       return success();
     }

@@ -69,14 +69,14 @@ void ScaleLayoutAnalysis::Impl::collect() {
 }
 
 void ScaleLayoutAnalysis::Impl::visit(Operation *op, bool inSymbolScope) {
-  // Only materializations of the scales the solver models (f32, v1
-  // layouts) are detached and re-decided; any other (SPEC v2's byte scales
-  // and padded layouts) stays where the program put it.
+  // Only materializations of the scales the solver models (f32 and SPEC
+  // v2's 1-byte scales, every #fp8q.layout) are detached and re-decided;
+  // any other stays where the program put it.
   if (auto mat = dyn_cast<MaterializeOp>(op)) {
     if (isScaleTensorType(mat.getType()))
       materializeOps.push_back(mat);
   } else if (op->getNumRegions() == 1 &&
-           op->getParentOp() != module.getOperation() && mayBeRewritable(op))
+             op->getParentOp() != module.getOperation() && mayBeRewritable(op))
     nestedFuncs.push_back(op);
 
   // The uses SymbolTable::getSymbolUses(func, module) would report for the
@@ -269,10 +269,13 @@ LayoutAttr ScaleLayoutPlan::getNewLayout(unsigned node) const {
 }
 
 bool ScaleLayoutPlan::isMet(const ScaleUse &use) const {
-  if (use.kind != ScaleNeed::Exact && use.kind != ScaleNeed::Bytes)
+  if (use.kind != ScaleNeed::Exact && use.kind != ScaleNeed::Bytes &&
+      use.kind != ScaleNeed::Strided)
     return true;
   auto type = cast<RankedTensorType>(use.operand->get().getType());
   LayoutAttr layout = getScaleLayout(type);
+  if (use.kind == ScaleNeed::Strided)
+    return layout.isStrided();
   if (use.kind == ScaleNeed::Exact)
     return layout == use.layout;
   return areEquivalentLayouts(use.layout, layout, type.getShape());

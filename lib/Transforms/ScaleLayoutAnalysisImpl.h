@@ -30,11 +30,14 @@ struct NodeInfo {
   bool pinned = false;
 };
 
-/// Orders layouts canonically: row_major, then col_major by align.
+/// Orders layouts canonically: row_major, then col_major by pack and align,
+/// then SPEC v2's tiled layouts.
 struct LayoutLess {
   bool operator()(LayoutAttr a, LayoutAttr b) const {
     if (a.getOrder() != b.getOrder())
       return a.getOrder() < b.getOrder();
+    if (a.getPack() != b.getPack())
+      return a.getPack() < b.getPack();
     return a.getAlign() < b.getAlign();
   }
 };
@@ -121,9 +124,12 @@ public:
   Impl(ModuleOp module, bool fuseProducers)
       : module(module), ctx(module.getContext()), fuseProducers(fuseProducers),
         rowMajor(LayoutAttr::getRowMajor(ctx)) {
-    for (int k = 0; k < FP8Q_KERNEL_COUNT; ++k)
-      kernelNeeds.push_back(
-          getRequiredScaleLayout(static_cast<Kernel>(k), ctx));
+    for (int k = 0; k < FP8Q_KERNEL_COUNT; ++k) {
+      xScaleNeeds.push_back(getScaleRequirement(static_cast<Kernel>(k),
+                                                GemmOperand::XScale, ctx));
+      wScaleNeeds.push_back(getScaleRequirement(static_cast<Kernel>(k),
+                                                GemmOperand::WScale, ctx));
+    }
     collect();
     findRewritableFuncs();
   }
@@ -138,8 +144,8 @@ public:
   bool lookThroughMaterializations = false;
   /// Looked up once: uniquing an attribute per value takes a lock.
   LayoutAttr rowMajor;
-  /// x_scale layout each kernel reads (null: any), by kernel id.
-  SmallVector<LayoutAttr> kernelNeeds;
+  /// x_scale and w_scale requirement of each kernel, by kernel id.
+  SmallVector<ScaleRequirement> xScaleNeeds, wScaleNeeds;
   ScaleLayoutPlan plan;
   SymbolTableCollection symbols;
   DenseSet<Operation *> &rewritableFuncs = plan.rewritableFunctions;

@@ -244,17 +244,39 @@ void ScaleLayoutAnalysis::Impl::classifyUsesOf(unsigned valueIndex, Value v,
     };
 
     if (auto gemm = dyn_cast<GemmOp>(user)) {
+      Type element =
+          cast<RankedTensorType>(use.get().getType()).getElementType();
+      std::optional<Kernel> kernel = gemm.getKernel();
+      // The kernel's requirement on a scale operand. One the scale's element
+      // type cannot hold (a padded layout for an f32 scale: the gemm's
+      // format is not the kernel's, which --fp8q-verify-contracts reports)
+      // is no need.
+      auto kernelNeed = [&](const ScaleRequirement &need,
+                            ScaleConsumer consumer) {
+        isSeed[valueIndex] = true;
+        su.consumer = consumer;
+        if (need.kind == FP8Q_SCALE_REQ_STRIDED) {
+          su.kind = ScaleNeed::Strided;
+          su.layout = rowMajor;
+        } else if (need.kind == FP8Q_SCALE_REQ_LAYOUT &&
+                   (need.layout.isStrided() || isByteScaleType(element))) {
+          su.kind = ScaleNeed::Bytes;
+          su.layout = need.layout;
+        }
+      };
       if (idx == 1) {
         isSeed[valueIndex] = true;
-        std::optional<Kernel> kernel = gemm.getKernel();
-        if (kernel) {
-          if (LayoutAttr need = kernelNeeds[static_cast<int>(*kernel)]) {
-            su.kind = ScaleNeed::Bytes;
-            su.layout = need;
-            su.consumer = ScaleConsumer::XScale;
-          }
-        }
+        if (kernel)
+          kernelNeed(xScaleNeeds[static_cast<int>(*kernel)],
+                     ScaleConsumer::XScale);
+      } else if (idx == 3 && !element.isF32()) {
+        // SPEC v2 weight scales: the layout the kernel reads (by bytes);
+        // before kernel selection, none.
+        if (kernel)
+          kernelNeed(wScaleNeeds[static_cast<int>(*kernel)],
+                     ScaleConsumer::WScale);
       } else if (idx == 3) {
+        // FP8 1x128 weight scales are row-major for every kernel.
         exact(gemm.getWScale().getType(), ScaleConsumer::WScale, nullptr, 0);
         su.layout = rowMajor;
       } else {
@@ -411,9 +433,18 @@ ScaleLayoutAnalysis::Impl::solve(const DenseSet<Value> &materialized) {
   SmallVector<LayoutAttr> &layouts = plan.layouts;
   insertLayout(layouts, rowMajor);
   insertLayout(layouts, LayoutAttr::getColMajor(ctx, 1));
-  for (LayoutAttr l : kernelNeeds)
-    if (l)
-      insertLayout(layouts, l);
+  // The layouts the contract table names are candidates only where a value
+  // of the module can take them (SPEC v2's padded layouts need 1-byte
+  // scales): a module of f32 scales keeps the v1 table.
+  bool anyByteScale = false;
+  for (unsigned n = 0; n < nodes.size() && !anyByteScale; ++n)
+    anyByteScale =
+        isRelevant(n) && isByteScaleType(nodes[n].type.getElementType());
+  for (ArrayRef<ScaleRequirement> needs :
+       {ArrayRef(xScaleNeeds), ArrayRef(wScaleNeeds)})
+    for (const ScaleRequirement &need : needs)
+      if (need.layout && (need.layout.isStrided() || anyByteScale))
+        insertLayout(layouts, need.layout);
   for (const NodeInfo &node : nodes)
     if (auto l = dyn_cast_or_null<LayoutAttr>(node.type.getEncoding()))
       insertLayout(layouts, l);
@@ -455,7 +486,18 @@ ScaleLayoutAnalysis::Impl::solve(const DenseSet<Value> &materialized) {
     problem.nodes.push_back(
         ls::Node{nodes[n].pinned, layoutId(layoutOf(nodes[n].type))});
     plan.nodeTypes.push_back(nodes[n].type);
+    // f32 scales take the strided layouts only; 1-byte scales any.
+    problem.candidateSetOf.push_back(
+        isByteScaleType(nodes[n].type.getElementType()) ? 1 : 0);
   }
+  problem.candidateSets.resize(2);
+  for (unsigned i = 0; i < layouts.size(); ++i) {
+    problem.strided.push_back(layouts[i].isStrided());
+    if (layouts[i].isStrided())
+      problem.candidateSets[0].push_back(i);
+    problem.candidateSets[1].push_back(i);
+  }
+  problem.stridedFallback = layoutId(rowMajor);
   problem.values.reserve(solverValues.size());
   plan.values.reserve(solverValues.size());
   plan.useBegin.reserve(solverValues.size());
@@ -479,6 +521,9 @@ ScaleLayoutAnalysis::Impl::solve(const DenseSet<Value> &materialized) {
         break;
       case ScaleNeed::Flow:
         sv.flowsInto.push_back(solverNode[use.node]);
+        break;
+      case ScaleNeed::Strided:
+        sv.stridedReq = true;
         break;
       case ScaleNeed::None:
         break;

@@ -69,13 +69,18 @@ std::string fp8q::describeScaleConsumer(const ScaleUse &use) {
   case ScaleConsumer::Successor:
     return exact("successor block argument");
   case ScaleConsumer::WScale:
-    return exact("w_scale of fp8q.gemm");
+    if (use.kind == ScaleNeed::Exact)
+      return exact("w_scale of fp8q.gemm");
+    [[fallthrough]];
   case ScaleConsumer::XScale: {
     auto gemm = cast<GemmOp>(operand.getOwner());
     Kernel kernel = *gemm.getKernel();
-    return "x_scale of fp8q.gemm at " + describeLoc(gemm) + ": kernel " +
-           getKernelContract(kernel).name + " requires " +
-           describeRequirement(kernel, GemmOperand::XScale);
+    bool x = use.consumer == ScaleConsumer::XScale;
+    return std::string(x ? "x_scale" : "w_scale") + " of fp8q.gemm at " +
+           describeLoc(gemm) + ": kernel " + getKernelContract(kernel).name +
+           " requires " +
+           describeRequirement(kernel,
+                               x ? GemmOperand::XScale : GemmOperand::WScale);
   }
   }
   llvm_unreachable("unknown consumer kind");
@@ -184,6 +189,7 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       auto type = withScaleLayout(cast<RankedTensorType>(v.getType()),
                                   layouts[valuePlan.targets[t]]);
       MaterializeOp mat;
+      bool inserted = false;
       auto it = detached.byKey.find(std::make_pair(
           v.getAsOpaquePointer(), Type(type).getAsOpaquePointer()));
       if (it != detached.byKey.end() && !reused.contains(it->second)) {
@@ -204,6 +210,7 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
         else
           rewriter.setInsertionPointAfterValue(v);
         mat = MaterializeOp::create(rewriter, v.getLoc(), type, v);
+        inserted = true;
         ++counts.inserted;
       }
       previous = mat;
@@ -212,11 +219,25 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       // needs, then flows (the plan's slots are per kind, in use order);
       // collect them for the remark.
       why.clear();
+      // The consumer first in program order within mat's block (else the
+      // first one served).
+      Operation *firstConsumer = nullptr;
+      auto noteConsumer = [&](Operation *user) {
+        Operation *inBlock = mat->getBlock()->findAncestorOpInBlock(*user);
+        if (!firstConsumer) {
+          firstConsumer = inBlock ? inBlock : user;
+          return;
+        }
+        if (inBlock && firstConsumer->getBlock() == mat->getBlock() &&
+            inBlock->isBeforeInBlock(firstConsumer))
+          firstConsumer = inBlock;
+      };
       auto serve = [&](ScaleNeed kind, ArrayRef<int> slots) {
         unsigned k = 0;
         for (const ScaleUse &use : uses) {
           if (use.kind != kind || slots[k++] != static_cast<int>(t))
             continue;
+          noteConsumer(use.operand->getOwner());
           rewriter.modifyOpInPlace(use.operand->getOwner(),
                                    [&] { use.operand->set(mat.getResult()); });
           if (kind == ScaleNeed::Flow)
@@ -228,7 +249,26 @@ fp8q::applyScaleLayoutPlan(RewriterBase &rewriter, ModuleOp module,
       serve(ScaleNeed::Exact, valuePlan.exactUse);
       serve(ScaleNeed::Bytes, valuePlan.byteUse);
       serve(ScaleNeed::Flow, valuePlan.flowUse);
-      InFlightDiagnostic remark = fp8q::emitRemarkAt(mat);
+      // Every strided consumer shares the one strided target.
+      if (valuePlan.stridedUse == static_cast<int>(t))
+        for (const ScaleUse &use : uses) {
+          if (use.kind != ScaleNeed::Strided)
+            continue;
+          noteConsumer(use.operand->getOwner());
+          rewriter.modifyOpInPlace(use.operand->getOwner(),
+                                   [&] { use.operand->set(mat.getResult()); });
+          why.push_back(describeScaleConsumer(use));
+        }
+      // An inserted materialization of a function argument is remarked at
+      // its first consumer: it has the argument's location, the signature,
+      // whose source line a decode step's ~1400 weight-scale arguments make
+      // megabytes long (a remark prints it, once per weight scale).
+      bool functionArgument =
+          inserted && isa<BlockArgument>(v) &&
+          isa<FunctionOpInterface>(v.getParentBlock()->getParentOp());
+      InFlightDiagnostic remark = fp8q::emitRemarkAt(
+          functionArgument && firstConsumer ? firstConsumer
+                                            : mat.getOperation());
       remark << "scale materialized to " << layouts[valuePlan.targets[t]]
              << (valuePlan.copies[t] ? " (copy)" : " (no copy: same bytes)")
              << " for " << why.size() << " consumer"

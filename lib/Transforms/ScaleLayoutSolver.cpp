@@ -59,6 +59,21 @@ ValuePlan planValue(const Problem &problem, const Value &value,
     }
     plan.byteUse[i] = found;
   }
+  // The strided requirement: served by the value or any target that is
+  // strided, else by one more op to the fallback.
+  if (value.stridedReq && !problem.isStrided(own)) {
+    for (unsigned t = 0; t < plan.targets.size(); ++t)
+      if (problem.isStrided(plan.targets[t]) &&
+          (plan.stridedUse < 0 ||
+           plan.targets[t] < plan.targets[plan.stridedUse]))
+        plan.stridedUse = t;
+    if (plan.stridedUse < 0) {
+      auto *it = llvm::find(plan.targets, problem.stridedFallback);
+      plan.stridedUse = it - plan.targets.begin();
+      if (it == plan.targets.end())
+        plan.targets.push_back(problem.stridedFallback);
+    }
+  }
 
   // Canonical order: ascending layout id.
   SmallVector<unsigned, 4> perm(plan.targets.size());
@@ -78,6 +93,8 @@ ValuePlan planValue(const Problem &problem, const Value &value,
     for (int &use : *uses)
       if (use >= 0)
         use = newIndex[use];
+  if (plan.stridedUse >= 0)
+    plan.stridedUse = newIndex[plan.stridedUse];
   for (unsigned layout : plan.targets)
     plan.copies.push_back(!problem.areEquivalent(value.shape, layout, own));
   return plan;
@@ -163,6 +180,9 @@ public:
     }
     if (!fast)
       return;
+    for (unsigned a = 0; a < n; ++a)
+      if (problem.isStrided(a))
+        stridedMask |= uint64_t(1) << a;
     exactMask.reserve(problem.values.size());
     byteMask.reserve(problem.values.size());
     for (const Value &value : problem.values) {
@@ -203,18 +223,30 @@ public:
     targets &= ~(uint64_t(1) << own);
     uint64_t ownClass = eq[own];
     int64_t extra = 0;
+    // The layouts the byte classes add (planValue adds each class's
+    // smallest uncovered layout).
+    uint64_t added = 0;
     if (uint64_t bytes = byteMask[v] & ~ownClass) {
       uint64_t covered = ownClass;
       for (uint64_t t = targets; t; t &= t - 1)
         covered |= eq[llvm::countr_zero(t)];
       for (bytes &= ~covered; bytes; bytes &= ~covered) {
-        covered |= eq[llvm::countr_zero(bytes)];
+        unsigned layout = llvm::countr_zero(bytes);
+        covered |= eq[layout];
+        added |= uint64_t(1) << layout;
         ++extra;
       }
     }
+    int64_t extraCopies = extra;
+    uint64_t own1 = uint64_t(1) << own;
+    if (problem.values[v].stridedReq &&
+        !((own1 | targets | added) & stridedMask)) {
+      ++extra;
+      extraCopies += !(ownClass >> problem.stridedFallback & 1);
+    }
     Cost result;
     result.materializations = llvm::popcount(targets) + extra;
-    result.copies = llvm::popcount(targets & ~ownClass) + extra;
+    result.copies = llvm::popcount(targets & ~ownClass) + extraCopies;
     result.weightedCopies = result.copies * value.weight;
     return result;
   }
@@ -233,6 +265,8 @@ private:
   std::vector<uint64_t> eqMask;
   /// Per value: its exact and byte requirements as layout masks.
   std::vector<uint64_t> exactMask, byteMask;
+  /// The strided layouts.
+  uint64_t stridedMask = 0;
 };
 
 /// State shared by the searches of all components, indexed by node and
@@ -526,8 +560,12 @@ Solution solve(const Problem &problem, ArrayRef<unsigned> candidates,
     ArrayRef<unsigned> rootValues =
         ArrayRef(componentValues)
             .slice(valueCount[root], valueCount[root + 1] - valueCount[root]);
-    ComponentSearch search(problem, model, state, candidates, solution.layoutOf,
-                           rootFree, rootValues, budget);
+    ArrayRef<unsigned> componentCandidates = candidates;
+    if (!problem.candidateSets.empty())
+      componentCandidates =
+          problem.candidateSets[problem.candidateSetOf[rootFree.front()]];
+    ComponentSearch search(problem, model, state, componentCandidates,
+                           solution.layoutOf, rootFree, rootValues, budget);
     if (!search.run()) {
       solution.provenMinimal = false;
       search.improveLocally();

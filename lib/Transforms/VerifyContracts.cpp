@@ -51,6 +51,42 @@ struct VerifyContractsPass
     markAllAnalysesPreserved();
   }
 
+  /// w_scale: the layout the kernel reads (by bytes), and for UE8M0 gemms
+  /// the granularity (per 128x128 block or per weight row).
+  static LogicalResult verifyWScale(GemmOp gemm, Kernel kernel,
+                                    std::optional<BlockFormat> format) {
+    StringRef name = getKernelContract(kernel).name;
+    auto wsType = cast<RankedTensorType>(gemm.getWScale().getType());
+    if (!scaleLayoutSatisfies(kernel, GemmOperand::WScale,
+                              getScaleLayout(wsType), wsType.getShape()))
+      return fp8q::emitOpErrorAt(gemm)
+             << "w_scale breaks the " << name << " contract: kernel " << name
+             << " requires " << describeRequirement(kernel, GemmOperand::WScale)
+             << ", got " << getScaleLayout(wsType) << " for shape " << wsType;
+    if (format != BlockFormat::Fp8BlockE8M0)
+      return success();
+    int64_t n = cast<RankedTensorType>(gemm.getW().getType()).getDimSize(0);
+    bool perRow = wsType.getDimSize(0) == n;
+    if (perRow == readsPerRowWScale(kernel))
+      return success();
+    InFlightDiagnostic diag = fp8q::emitOpErrorAt(gemm)
+                              << "w_scale breaks the " << name
+                              << " contract: kernel " << name;
+    if (readsPerRowWScale(kernel))
+      return diag << " reads one UE8M0 weight scale per weight row and 128 "
+                     "K ([N, K/128] = ["
+                  << n << ", " << wsType.getDimSize(1) << "]), got ["
+                  << wsType.getDimSize(0) << ", " << wsType.getDimSize(1)
+                  << "]; broadcast each 128x128 block scale over its 128 rows "
+                     "(DeepGEMM does it on the host for sm100)";
+    return diag
+           << " reads UE8M0 weight scales per 128x128 block ([ceil(N/128), "
+              "K/128] = ["
+           << llvm::divideCeil(n, 128) << ", " << wsType.getDimSize(1)
+           << "]), got one per weight row [" << n << ", "
+           << wsType.getDimSize(1) << "]";
+  }
+
   static LogicalResult verifyGemm(GemmOp gemm, TargetAttr target,
                                   bool xScaleUnmet) {
     std::optional<Kernel> kernel = gemm.getKernel();
@@ -59,8 +95,8 @@ struct VerifyContractsPass
              << "has no kernel, so its contract cannot be checked; run "
                 "--fp8q-select-kernels or set `kernel`";
     StringRef name = getKernelContract(*kernel).name;
-    if (std::optional<BlockFormat> format = getGemmFormat(gemm);
-        format && !kernelReadsFormat(*kernel, *format))
+    std::optional<BlockFormat> format = getGemmFormat(gemm);
+    if (format && !kernelReadsFormat(*kernel, *format))
       return fp8q::emitOpErrorAt(gemm)
              << "breaks the " << name << " contract: kernel " << name
              << " reads " << describeFormats(*kernel) << ", got "
@@ -70,9 +106,9 @@ struct VerifyContractsPass
              << cast<RankedTensorType>(gemm.getXScale().getType())
                     .getElementType()
              << ")";
+    // The analysis models every scale tensor (f32 and SPEC v2's 1-byte
+    // scales); anything else is checked on the table.
     auto scaleType = cast<RankedTensorType>(gemm.getXScale().getType());
-    // (The analysis sees f32 scales; SPEC v2's other scale types, which no
-    // kernel with a layout requirement reads yet, are checked on the table.)
     if (isScaleTensorType(scaleType)
             ? xScaleUnmet
             : !scaleLayoutSatisfies(*kernel, getScaleLayout(scaleType),
@@ -82,6 +118,8 @@ struct VerifyContractsPass
              << " requires "
              << describeRequirement(*kernel, GemmOperand::XScale) << ", got "
              << getScaleLayout(scaleType) << " for shape " << scaleType;
+    if (failed(verifyWScale(gemm, *kernel, format)))
+      return failure();
     auto wType = cast<RankedTensorType>(gemm.getW().getType());
     if (!weightLayoutSatisfies(*kernel, wType.getEncoding())) {
       InFlightDiagnostic diag =
@@ -97,7 +135,7 @@ struct VerifyContractsPass
     }
     std::string reason;
     if (target &&
-        !kernelRunsOn(*kernel, target, wType.getElementType(), reason))
+        !kernelRunsOn(*kernel, target, wType.getElementType(), reason, format))
       return fp8q::emitOpErrorAt(gemm)
              << "breaks the " << name << " contract for target " << target
              << ": " << reason;

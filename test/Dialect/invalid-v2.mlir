@@ -246,3 +246,11 @@ module attributes {fp8q.target = #fp8q.target<arch = "sm120">} {}
 
 // expected-error @+1 {{rocm version given for the NVIDIA target sm100}}
 module attributes {fp8q.target = #fp8q.target<arch = "sm100", rocm = "7.0">} {}
+
+// -----
+
+// f4E2M1FN weights are preshuffled byte-wise: K = 32 fp4 is 16 bytes.
+// expected-error @+1 {{preshuffle_16x16 of an f4E2M1FN weight shuffles its [N, K/2] bytes and needs N % 16 == 0 and K % 64 == 0, got N = 64, K = 32}}
+func.func @fp4_weight_k32(%w: tensor<64x32xf4E2M1FN, #fp8q.weight_layout<preshuffle_16x16>>) {
+  return
+}

@@ -157,7 +157,7 @@ module attributes {fp8q.target = #fp8q.target<arch = "sm90", rocm = "7.2">} {}
 
 // -----
 
-// expected-error @+1 {{#fp8q.weight_layout must be on a rank-2 fp8 weight tensor, got rank 2 of 'f32'}}
+// expected-error @+1 {{#fp8q.weight_layout must be on a rank-2 fp8 or f4E2M1FN weight tensor, got rank 2 of 'f32'}}
 func.func @weight_layout_on_f32(%w: tensor<32x32xf32, #fp8q.weight_layout<preshuffle_16x16>>)
 
 // -----

@@ -95,6 +95,43 @@ func.func @ue8m0(%x: tensor<?x512xbf16>, %w: tensor<256x512xf8E4M3FN>,
 
 // -----
 
+// ... or one scale per weight row, [N, K / 128]: what DeepGEMM reads on
+// sm100 (the deepgemm_sm100 contract).
+// CHECK-LABEL: func.func @ue8m0_per_row
+// CHECK: fp8q.gemm {{.*}} tensor<256x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>> -> tensor<?x256xbf16>
+func.func @ue8m0_per_row(%q: tensor<?x512xf8E4M3FN>, %s: tensor<?x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>,
+                         %w: tensor<256x512xf8E4M3FN>,
+                         %ws: tensor<256x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>) -> tensor<?x256xbf16> {
+  %y = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<deepgemm_sm100>}
+      : tensor<?x512xf8E4M3FN>, tensor<?x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>,
+        tensor<256x512xf8E4M3FN>, tensor<256x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>> -> tensor<?x256xbf16>
+  return %y : tensor<?x256xbf16>
+}
+
+// -----
+
+// An f4E2M1FN weight preshuffled byte-wise (K % 64 == 0), for aiter_mxfp4,
+// and SPEC v2's kernel names.
+// CHECK-LABEL: func.func @fp4_preshuffle
+// CHECK: fp8q.preshuffle %{{.*}} : tensor<64x512xf4E2M1FN> -> tensor<64x512xf4E2M1FN, #fp8q.weight_layout<preshuffle_16x16>>
+// CHECK: kernel = #fp8q.kernel<aiter_mxfp4>
+// CHECK: kernel = #fp8q.kernel<cublas_mx>
+func.func @fp4_preshuffle(%q: tensor<?x512xf4E2M1FN>, %s: tensor<?x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+                          %w: tensor<64x512xf4E2M1FN>, %ws: tensor<64x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+                          %q8: tensor<?x512xf8E4M3FN>, %s8: tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>,
+                          %w8: tensor<64x512xf8E4M3FN>, %ws8: tensor<64x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>) -> (tensor<?x64xbf16>, tensor<?x64xbf16>) {
+  %p = fp8q.preshuffle %w : tensor<64x512xf4E2M1FN> -> tensor<64x512xf4E2M1FN, #fp8q.weight_layout<preshuffle_16x16>>
+  %y = fp8q.gemm %q, %s, %p, %ws {kernel = #fp8q.kernel<aiter_mxfp4>}
+      : tensor<?x512xf4E2M1FN>, tensor<?x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+        tensor<64x512xf4E2M1FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<64x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>> -> tensor<?x64xbf16>
+  %z = fp8q.gemm %q8, %s8, %w8, %ws8 {kernel = #fp8q.kernel<cublas_mx>}
+      : tensor<?x512xf8E4M3FN>, tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>,
+        tensor<64x512xf8E4M3FN>, tensor<64x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x64xbf16>
+  return %y, %z : tensor<?x64xbf16>, tensor<?x64xbf16>
+}
+
+// -----
+
 // FP8 1x128 with f32 power-of-two scales.
 // CHECK-LABEL: func.func @pow2_f32
 // CHECK: scale_rounding = #fp8q.scale_rounding<pow2_ceil>

@@ -2,8 +2,10 @@
 // the kernel contract that forced it; unknown consumers get a remark too.
 // RUN: fp8q-opt %s -split-input-file -allow-unregistered-dialect --fp8q-propagate-scale-layout -verify-diagnostics -o /dev/null
 
-// expected-remark@+1 {{scale materialized to #fp8q.layout<col_major> (copy) for 2 consumers: x_scale of fp8q.gemm at}}
+// The copy of an argument is remarked at its first consumer (the
+// signature's line can be megabytes long in a model).
 func.func @handoff(%q: tensor<?x256xf8E4M3FN>, %s: tensor<?x2xf32>, %wp: tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, %ws: tensor<1x2xf32>) {
+  // expected-remark@+1 {{scale materialized to #fp8q.layout<col_major> (copy) for 2 consumers: x_scale of fp8q.gemm at}}
   %y0 = fp8q.gemm %q, %s, %wp, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
   %y1 = fp8q.gemm %q, %s, %wp, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
   return

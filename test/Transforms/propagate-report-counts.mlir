@@ -18,8 +18,8 @@ func.func @fused(%x: tensor<?x256xbf16>, %wp: tensor<128x256xf8E4M3FN, #fp8q.wei
 // A public argument's layout is fixed: one copy for the bpreshuffle consumer.
 // expected-remark@+1 {{fp8q-propagate-scale-layout: 1 materializations inserted, 0 producers fused, 0 materializations removed, 1 materializations remain}}
 module {
-// expected-remark@+1 {{scale materialized to #fp8q.layout<col_major> (copy) for 1 consumer: x_scale of fp8q.gemm}}
 func.func @pinned(%q: tensor<?x256xf8E4M3FN>, %s: tensor<?x2xf32>, %wp: tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, %ws: tensor<1x2xf32>) -> tensor<?x128xbf16> {
+  // expected-remark@+1 {{scale materialized to #fp8q.layout<col_major> (copy) for 1 consumer: x_scale of fp8q.gemm}}
   %y = fp8q.gemm %q, %s, %wp, %ws {kernel = #fp8q.kernel<ck_bpreshuffle>} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>, tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, tensor<1x2xf32> -> tensor<?x128xbf16>
   return %y : tensor<?x128xbf16>
 }

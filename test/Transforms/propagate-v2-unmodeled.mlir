@@ -1,17 +1,18 @@
 // RUN: fp8q-opt %s -split-input-file --fp8q-propagate-scale-layout | FileCheck %s
 // RUN: fp8q-opt %s -split-input-file --fp8q-propagate-scale-layout --fp8q-propagate-scale-layout | FileCheck %s
 
-// Regression: propagation models f32 scales only; it detached every
+// History: propagation once modelled f32 scales only and detached every
 // fp8q.materialize, so a SPEC v2 one (an e8m0 scale written swizzled,
 // materialized to row_major and returned) vanished and left a return of
-// the wrong type (a verifier error after the pass). Materializations of
-// scales the solver does not model now stay where the program put them.
+// the wrong type; the fix then left v2 materializations in place. The
+// solver now models SPEC v2's 1-byte scales and padded layouts: their
+// materializations are re-decided like v1's, here fused into the
+// producers (each writes the row-major scale the public result reads).
 
 // CHECK-LABEL: func.func @swizzled_to_row_major
-// CHECK: %[[Q:.*]], %[[S:.*]] = fp8q.quantize
-// CHECK-SAME: tensor<?x8xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>
-// CHECK: %[[R:.*]] = fp8q.materialize %[[S]] : tensor<?x8xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x8xf8E8M0FNU>
-// CHECK: return %[[R]] : tensor<?x8xf8E8M0FNU>
+// CHECK: %{{.*}}, %[[S:.*]] = fp8q.quantize %{{.*}} -> tensor<?x256xf8E4M3FN>, tensor<?x8xf8E8M0FNU>{{$}}
+// CHECK-NOT: fp8q.materialize
+// CHECK: return %[[S]] : tensor<?x8xf8E8M0FNU>
 func.func @swizzled_to_row_major(%x: tensor<?x256xbf16>) -> tensor<?x8xf8E8M0FNU> {
   %q, %s = fp8q.quantize %x {group_size = 32}
       : tensor<?x256xbf16> -> tensor<?x256xf8E4M3FN>,
@@ -22,13 +23,12 @@ func.func @swizzled_to_row_major(%x: tensor<?x256xbf16>) -> tensor<?x8xf8E8M0FNU
 
 // -----
 
-// A v1 materialization in the same function is still re-decided: the
-// col_major write is fused into its quantize (row_major, no copy).
+// v1 and v2 materializations in one function are decided alike.
 // CHECK-LABEL: func.func @mixed
-// CHECK: fp8q.materialize %{{.*}} : tensor<?x8xf8E8M0FNU, #fp8q.layout<cdna4_mx>> -> tensor<?x8xf8E8M0FNU>
+// CHECK: %{{.*}}, %[[S0:.*]] = fp8q.quantize %{{.*}} -> tensor<?x256xf4E2M1FN>, tensor<?x8xf8E8M0FNU>{{$}}
 // CHECK: %{{.*}}, %[[S1:.*]] = fp8q.quantize %{{.*}} : tensor<?x256xbf16> -> tensor<?x256xf8E4M3FN>, tensor<?x2xf32>{{$}}
 // CHECK-NOT: fp8q.materialize
-// CHECK: return %{{.*}}, %[[S1]]
+// CHECK: return %[[S0]], %[[S1]]
 func.func @mixed(%x: tensor<?x256xbf16>) -> (tensor<?x8xf8E8M0FNU>, tensor<?x2xf32>) {
   %q, %s = fp8q.quantize %x {group_size = 32}
       : tensor<?x256xbf16> -> tensor<?x256xf4E2M1FN>,
@@ -39,4 +39,17 @@ func.func @mixed(%x: tensor<?x256xbf16>) -> (tensor<?x8xf8E8M0FNU>, tensor<?x2xf
         tensor<?x2xf32, #fp8q.layout<col_major>>
   %r1 = fp8q.materialize %s1 : tensor<?x2xf32, #fp8q.layout<col_major>> -> tensor<?x2xf32>
   return %r, %r1 : tensor<?x8xf8E8M0FNU>, tensor<?x2xf32>
+}
+
+// -----
+
+// A pinned producer (a public argument) keeps its padded layout: the copy
+// to the row-major result stays, exactly one.
+// CHECK-LABEL: func.func @pinned_swizzled
+// CHECK: %[[R:.*]] = fp8q.materialize %{{.*}} : tensor<?x8xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x8xf8E8M0FNU>
+// CHECK-NOT: fp8q.materialize
+// CHECK: return %[[R]]
+func.func @pinned_swizzled(%s: tensor<?x8xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>) -> tensor<?x8xf8E8M0FNU> {
+  %r = fp8q.materialize %s : tensor<?x8xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x8xf8E8M0FNU>
+  return %r : tensor<?x8xf8E8M0FNU>
 }

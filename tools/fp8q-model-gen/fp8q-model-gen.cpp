@@ -31,14 +31,14 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
 static cl::opt<std::string>
     outputFile("o", cl::desc("Output file (default: -, standard output)"),
                cl::value_desc("file"), cl::init("-"), cl::cat(category));
-static cl::opt<std::string>
-    targetArch("target",
-               cl::desc("Target: gfx950, gfx942 or sm90 (default: gfx950)"),
-               cl::value_desc("arch"), cl::init("gfx950"), cl::cat(category));
+static cl::opt<std::string> targetArch(
+    "target",
+    cl::desc("Target: gfx950, gfx942, sm90 or sm100 (default: gfx950)"),
+    cl::value_desc("arch"), cl::init("gfx950"), cl::cat(category));
 static cl::opt<std::string> rocmVersion(
     "rocm",
     cl::desc("ROCm version of an AMD target, MAJOR.MINOR (default: 7.2; "
-             "ignored for sm90)"),
+             "ignored for sm90 and sm100)"),
     cl::value_desc("version"), cl::init("7.2"), cl::cat(category));
 static cl::opt<int64_t>
     tpDegree("tp",
@@ -66,6 +66,12 @@ static cl::opt<int64_t> numLayers(
     cl::desc("Override num_hidden_layers, up to 100000 (default: 0, the "
              "config's)"),
     cl::value_desc("n"), cl::init(0), cl::cat(category));
+static cl::opt<std::string> formatName(
+    "format",
+    cl::desc("Block format of the FP8 linear layers: fp8 (FP8 1x128, f32 "
+             "scales), ue8m0 (FP8 1x128, e8m0 scales, per-row weight "
+             "scales), mxfp8, mxfp4 or nvfp4 (default: fp8)"),
+    cl::value_desc("format"), cl::init("fp8"), cl::cat(category));
 static cl::opt<bool> printDebugInfo(
     "mlir-print-debuginfo",
     cl::desc("Print the layer-name locations of every op (default: off)"),
@@ -89,8 +95,15 @@ int main(int argc, char **argv) {
 
   fp8q::DecoderOptions options;
   options.arch = targetArch;
-  options.rocm =
-      targetArch == "sm90" ? std::string() : std::string(rocmVersion);
+  options.rocm = StringRef(targetArch).starts_with("sm")
+                     ? std::string()
+                     : std::string(rocmVersion);
+  std::optional<fp8q::BlockFormat> format =
+      fp8q::parseBlockFormatOption(formatName);
+  if (!format)
+    return fail("--format must be fp8, ue8m0, mxfp8, mxfp4 or nvfp4, got '" +
+                formatName + "'");
+  options.format = *format;
   options.layersAsLoop = layersAsLoop;
   options.numLayers = numLayers;
   if (tpDegree < 1 || tpDegree > fp8q::kMaxTensorParallel)

@@ -124,6 +124,10 @@ TEST(Gemm, EveryKernelMatchesDoubleReference) {
         if (type == FP8Q_F8E4M3FNUZ &&
             fp8q_kernel_contracts[kernel].fp8 == FP8Q_FP8_E4M3FN)
           continue;
+        // fp8q_gemm is the FP8 1x128 (f32 scales) GEMM: SPEC v2's kernels
+        // read other formats.
+        if (!(fp8q_kernel_contracts[kernel].formats & FP8Q_FORMAT_FP8_1X128))
+          continue;
         Problem p(s.M, s.N, s.K, type, 100 * kernel + s.M);
         auto xs = contractScale(p, fp8q_kernel(kernel));
         bool shuffled = kernel == FP8Q_KERNEL_CK_BPRESHUFFLE ||

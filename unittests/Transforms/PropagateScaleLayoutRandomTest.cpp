@@ -4,6 +4,11 @@
 // arguments, quantize producers, opaque producers; gemms of every kernel,
 // unknown consumers, public results; scf.if merges and scf.for loops, with
 // hand-written materializations wherever the input needs a type change),
+// of f32 FP8 1x128 scales (the strided layouts) or, for a third of the
+// seeds, of SPEC v2's MXFP8 e8m0 scales (every layout: the strided ones,
+// col_major pack = 4, swizzle_32_4_4 and cdna4_mx, read by triton's
+// strided requirement and by the padded layouts of cublas_mx,
+// aiter_mxfp4 and deepgemm_sm100),
 // runs --fp8q-propagate-scale-layout and checks:
 //   (a) every gemm's x_scale satisfies its kernel's contract;
 //   (b) the cost of the output - fp8q.materialize ops, those that copy
@@ -12,7 +17,8 @@
 //       assignments finds, compared as a whole, and the model's cost of the
 //       assignment the pass chose. The search below is written from the
 //       cost model alone (ScaleLayoutSolver.h) and shares no code with the
-//       pass: strides are computed here by hand;
+//       pass: strides and the padded layouts' offsets (SPEC v2's formulas)
+//       are computed here by hand;
 //   (c) a second run changes nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -48,10 +54,65 @@ using namespace mlir;
 
 namespace {
 
-// Layouts the generator uses, and their spelling.
-enum Layout { Row = 0, Col = 1, Col4 = 2, NumLayouts = 3 };
-const char *kEncoding[] = {"", ", #fp8q.layout<col_major>",
-                           ", #fp8q.layout<col_major, align = 4>"};
+// Layouts the generator uses, and their spelling: the strided ones first
+// (all an f32 scale can take), then SPEC v2's padded ones.
+enum Layout {
+  Row = 0,
+  Col = 1,
+  Col4 = 2,
+  NumStrided = 3,
+  Pack4 = 3,
+  Swz = 4,
+  Cdna = 5,
+  NumLayouts = 6
+};
+const char *kEncoding[] = {"",
+                           ", #fp8q.layout<col_major>",
+                           ", #fp8q.layout<col_major, align = 4>",
+                           ", #fp8q.layout<col_major, align = 4, pack = 4>",
+                           ", #fp8q.layout<swizzle_32_4_4>",
+                           ", #fp8q.layout<cdna4_mx>"};
+
+int64_t roundUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+/// Byte offset of (i, j) of an [m, g] 1-byte scale in a padded layout, and
+/// its allocation: SPEC v2's "Scale layouts" table, written out again.
+int64_t paddedOffset(int layout, int64_t m, int64_t g, int64_t i, int64_t j) {
+  switch (layout) {
+  case Row:
+    return i * g + j;
+  case Col:
+    return j * m + i;
+  case Col4:
+    return j * roundUp(m, 4) + i;
+  case Pack4:
+    return ((j / 4) * roundUp(m, 4) + i) * 4 + j % 4;
+  case Swz: {
+    int64_t tile = (i / 128) * (roundUp(g, 4) / 4) + j / 4;
+    return tile * 512 + (i % 32) * 16 + ((i % 128) / 32) * 4 + j % 4;
+  }
+  default: {
+    int64_t a = i / 32, b = (i / 16) % 2, c = i % 16;
+    int64_t d = j / 8, e = (j / 4) % 2, f = j % 4;
+    return ((((a * (roundUp(g, 8) / 8) + d) * 4 + f) * 16 + c) * 2 + e) * 2 + b;
+  }
+  }
+}
+int64_t paddedAlloc(int layout, int64_t m, int64_t g) {
+  switch (layout) {
+  case Row:
+  case Col:
+    return m * g;
+  case Col4:
+    return roundUp(m, 4) * g;
+  case Pack4:
+    return roundUp(g, 4) * roundUp(m, 4);
+  case Swz:
+    return roundUp(m, 128) * roundUp(g, 4);
+  default:
+    return roundUp(m, 256) * roundUp(g, 8);
+  }
+}
 
 /// The cost of an assignment, compared lexicographically in this order.
 struct FullCost {
@@ -85,7 +146,7 @@ struct Model {
     bool pinned;
     int layout;
   };
-  enum Kind { Exact, Bytes, Flow };
+  enum Kind { Exact, Bytes, Flow, Strided };
   struct Use {
     Kind kind;
     int layout; // Exact, Bytes
@@ -100,7 +161,9 @@ struct Model {
   std::vector<Node> nodes;
   std::vector<Value> values;
   int64_t m = -1; // static M, or -1 when dynamic
-  static constexpr int64_t g = 2;
+  int64_t g = 2;
+  /// 3 (the strided layouts, f32 scales) or 6 (e8m0 scales).
+  int numLayouts = NumStrided;
 
   /// Stride vector of a layout for this model's shape, or nothing for a
   /// dynamic-M column stride.
@@ -112,10 +175,27 @@ struct Model {
       return {1, -1 - align}; // distinct per align, never equal to a number
     return {1, (m + align - 1) / align * align};
   }
-  /// Same bytes: strides agree on every dimension of extent > 1.
+  /// Same bytes: strides agree on every dimension of extent > 1 (two
+  /// strided layouts), or every (i, j) has the same offset and the
+  /// allocations agree (a padded one; with a dynamic M only itself).
   bool same(int a, int b) const {
     if (a == b)
       return true;
+    if (a >= NumStrided || b >= NumStrided) {
+      if (m < 0)
+        return false;
+      int key = a * NumLayouts + b;
+      if (sameMemo.empty())
+        sameMemo.assign(NumLayouts * NumLayouts, -1);
+      if (sameMemo[key] < 0) {
+        bool eq = paddedAlloc(a, m, g) == paddedAlloc(b, m, g);
+        for (int64_t i = 0; eq && i < m; ++i)
+          for (int64_t j = 0; eq && j < g; ++j)
+            eq = paddedOffset(a, m, g, i, j) == paddedOffset(b, m, g, i, j);
+        sameMemo[key] = eq;
+      }
+      return sameMemo[key];
+    }
     auto [a0, a1] = strides(a);
     auto [b0, b1] = strides(b);
     bool dim0 = m == 1 || a0 == b0;
@@ -128,9 +208,11 @@ struct Model {
   FullCost valueCost(const Value &v, const std::vector<int> &assign) const {
     int own = assign[v.node];
     std::set<int> exact;
+    bool stridedNeed = false;
     for (const Use &u : v.uses) {
+      stridedNeed |= u.kind == Strided;
       int want = u.kind == Flow ? assign[u.node] : u.layout;
-      if (u.kind != Bytes && want != own)
+      if ((u.kind == Exact || u.kind == Flow) && want != own)
         exact.insert(want);
     }
     // Byte needs not served by the value or an exact materialization,
@@ -154,6 +236,19 @@ struct Model {
     for (int e : exact)
       cost.copies += !same(e, own);
     cost.copies += classes.size();
+    // A strided need (triton) is served by the value or any op that is
+    // strided, else by one more op to row_major.
+    if (stridedNeed && own >= NumStrided) {
+      bool served = false;
+      for (int e : exact)
+        served |= e < NumStrided;
+      for (int c : classes)
+        served |= c < NumStrided;
+      if (!served) {
+        ++cost.materializations;
+        cost.copies += !same(Row, own);
+      }
+    }
     cost.weightedCopies = cost.copies * v.weight;
     return cost;
   }
@@ -181,12 +276,12 @@ struct Model {
     bool first = true;
     int64_t combos = 1;
     for (size_t i = 0; i < freeNodes.size(); ++i)
-      combos *= NumLayouts;
+      combos *= numLayouts;
     for (int64_t c = 0; c < combos; ++c) {
       int64_t rest = c;
       for (int n : freeNodes) {
-        assign[n] = rest % NumLayouts;
-        rest /= NumLayouts;
+        assign[n] = rest % numLayouts;
+        rest /= numLayouts;
       }
       FullCost total = cost(assign);
       if (first || total < best)
@@ -195,22 +290,30 @@ struct Model {
     }
     return best;
   }
+
+private:
+  mutable std::vector<int8_t> sameMemo;
 };
 
 /// Random program generator: the text and the model side by side.
 class Generator {
 public:
-  Generator(unsigned seed, bool fuse) : rng(seed), fuse(fuse) {
-    static const int64_t ms[] = {-1, -1, 1, 16, 6};
-    model.m = ms[pick(5)];
+  Generator(unsigned seed, bool fuse, bool v2) : rng(seed), fuse(fuse), v2(v2) {
+    // 256 rows: every padded allocation equals M * G, the offsets decide.
+    static const int64_t ms[] = {-1, -1, 1, 16, 6, 256};
+    model.m = ms[pick(v2 ? 6 : 5)];
     mText = model.m < 0 ? "?" : std::to_string(model.m);
+    if (v2) {
+      model.g = 8;
+      model.numLayouts = NumLayouts;
+    }
   }
 
   std::string generate() {
     std::vector<Scale> visible;
     int numArgs = pick(3);
     for (int i = 0; i < numArgs; ++i) {
-      int layout = pick(NumLayouts);
+      int layout = pick(model.numLayouts);
       std::string name = "%a" + std::to_string(i);
       args += ", " + name + ": " + scaleType(layout);
       visible.push_back({name, newValue(newNode(true, layout), 1), layout});
@@ -222,18 +325,22 @@ public:
     int numResults = visible.empty() ? 0 : pick(3);
     for (int i = 0; i < numResults; ++i) {
       Scale &v = visible[pick(visible.size())];
-      int layout = pick(NumLayouts);
+      int layout = pick(model.numLayouts);
       use(v, Model::Exact, layout);
       results += std::string(i ? ", " : "") + scaleType(layout);
       returned += std::string(i ? ", " : "") + convert(body, v, layout, "    ");
     }
+    // v2: one weight scale per layout a kernel reads, already in it.
+    std::string weightScales =
+        v2 ? "%ws: tensor<128x8xf8E8M0FNU>, %wss: " + wScaleType(Swz) +
+                 ", %wsc: " + wScaleType(Cdna) + ", %wsp: " + wScaleType(Pack4)
+           : "%ws: tensor<1x2xf32>";
     std::string text =
         "func.func @main(%x: tensor<" + mText + "x256xbf16>, %q: tensor<" +
         mText +
         "x256xf8E4M3FN>, %w: tensor<128x256xf8E4M3FN>, %wp: "
-        "tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, "
-        "%ws: tensor<1x2xf32>, %c: i1" +
-        args + ") -> (" + results + ") {\n" +
+        "tensor<128x256xf8E4M3FN, #fp8q.weight_layout<preshuffle_16x16>>, " +
+        weightScales + ", %c: i1" + args + ") -> (" + results + ") {\n" +
         "    %c0 = arith.constant 0 : index\n"
         "    %c1 = arith.constant 1 : index\n"
         "    %c2 = arith.constant 2 : index\n" +
@@ -247,7 +354,7 @@ public:
     std::string text;
     llvm::raw_string_ostream os(text);
     os << type;
-    for (int layout = 0; layout < NumLayouts; ++layout)
+    for (int layout = 0; layout < model.numLayouts; ++layout)
       if (text == scaleType(layout))
         return layout;
     return -1;
@@ -267,7 +374,11 @@ private:
     return "%" + std::string(prefix) + std::to_string(counter++);
   }
   std::string scaleType(int layout) const {
-    return "tensor<" + mText + "x2xf32" + kEncoding[layout] + ">";
+    return "tensor<" + mText + (v2 ? "x8xf8E8M0FNU" : "x2xf32") +
+           kEncoding[layout] + ">";
+  }
+  static std::string wScaleType(int layout) {
+    return std::string("tensor<128x8xf8E8M0FNU") + kEncoding[layout] + ">";
   }
   int newNode(bool pinned, int layout) {
     model.nodes.push_back({pinned, layout});
@@ -299,7 +410,7 @@ private:
     std::string name = v.name;
     int layout = v.layout;
     if (pick(4) == 0) {
-      layout = pick(NumLayouts);
+      layout = pick(model.numLayouts);
       name = convert(out, v, layout, indent);
     }
     if (pick(5) == 0) {
@@ -308,6 +419,8 @@ private:
       use(v, Model::Exact, Row);
       return;
     }
+    if (v2)
+      return consumeV2(out, v, name, layout, indent);
     static const char *kernels[] = {"ck_bpreshuffle", "ck",     "triton",
                                     "deepgemm",       "cublas", ""};
     static const int needs[] = {Col, Row, -1, Col4, Col, -1};
@@ -326,13 +439,45 @@ private:
       use(v, Model::Bytes, needs[k]);
   }
 
+  /// A gemm of MXFP8 reading `v` (as `name` in `layout`) with a kernel that
+  /// reads a strided, a padded or any layout; its weight scale is an
+  /// argument already in the layout the kernel reads. (The kernels' formats
+  /// are --fp8q-verify-contracts' business, not propagation's.)
+  void consumeV2(std::string &out, const Scale &v, const std::string &name,
+                 int layout, const std::string &indent) {
+    struct K {
+      const char *name;
+      Model::Kind kind;
+      int need;
+      const char *wScale;
+      int wLayout;
+    };
+    static const K kernels[] = {
+        {"triton", Model::Strided, Row, "%ws", Row},
+        {"cublas_mx", Model::Bytes, Swz, "%wss", Swz},
+        {"aiter_mxfp4", Model::Bytes, Cdna, "%wsc", Cdna},
+        {"deepgemm_sm100", Model::Bytes, Pack4, "%wsp", Pack4},
+        {"reference", Model::Exact, -1, "%ws", Row},
+        {"", Model::Exact, -1, "%ws", Row}};
+    const K &k = kernels[pick(6)];
+    out += indent + fresh("y") + " = fp8q.gemm %q, " + name + ", %w, " +
+           k.wScale +
+           (*k.name ? std::string(" {kernel = #fp8q.kernel<") + k.name + ">}"
+                    : std::string()) +
+           " : tensor<" + mText + "x256xf8E4M3FN>, " + scaleType(layout) +
+           ", tensor<128x256xf8E4M3FN>, " + wScaleType(k.wLayout) +
+           " -> tensor<" + mText + "x128xbf16>\n";
+    if (k.need >= 0)
+      use(v, k.kind, k.need);
+  }
+
   /// The attribute naming node `node`, for finding its layout afterwards.
   static std::string tag(int node) {
     return "{test.node = " + std::to_string(node) + " : i64}";
   }
 
   Scale produce(std::string &out, const std::string &indent, int64_t weight) {
-    int layout = pick(NumLayouts);
+    int layout = pick(model.numLayouts);
     std::string name = fresh("s");
     if (pick(4) == 0) {
       out += indent + name + " = \"test.make\"() : () -> " + scaleType(layout) +
@@ -340,8 +485,11 @@ private:
       return {name, newValue(newNode(true, layout), weight), layout};
     }
     int node = newNode(!fuse, layout);
-    out += indent + fresh("q") + ", " + name + " = fp8q.quantize %x " +
-           tag(node) + " : tensor<" + mText + "x256xbf16> -> tensor<" + mText +
+    std::string attrs = tag(node);
+    if (v2) // MXFP8: groups of 32.
+      attrs = "{group_size = 32 : i64, " + attrs.substr(1);
+    out += indent + fresh("q") + ", " + name + " = fp8q.quantize %x " + attrs +
+           " : tensor<" + mText + "x256xbf16> -> tensor<" + mText +
            "x256xf8E4M3FN>, " + scaleType(layout) + "\n";
     return {name, newValue(node, weight), layout};
   }
@@ -352,7 +500,10 @@ private:
     for (int d = 0; d < depth; ++d)
       weight *= 8;
     int statements = 1 + pick(depth ? 3 : 6);
-    for (int s = 0; s < statements && model.values.size() < 8; ++s) {
+    // v2 programs stay smaller: the exhaustive search tries 6 layouts per
+    // free node.
+    size_t maxValues = v2 ? 6 : 8;
+    for (int s = 0; s < statements && model.values.size() < maxValues; ++s) {
       int what = pick(10);
       if (visible.empty() || what < 3) {
         visible.push_back(produce(out, indent, weight));
@@ -362,7 +513,7 @@ private:
         // scf.if merging two values.
         const Scale a = visible[pick(visible.size())];
         const Scale b = visible[pick(visible.size())];
-        int layout = pick(NumLayouts);
+        int layout = pick(model.numLayouts);
         int node = newNode(false, layout);
         use(a, Model::Flow, node);
         use(b, Model::Flow, node);
@@ -380,7 +531,7 @@ private:
       } else if (depth < 2) {
         // scf.for carrying a scale.
         const Scale init = visible[pick(visible.size())];
-        int layout = pick(NumLayouts);
+        int layout = pick(model.numLayouts);
         int node = newNode(false, layout);
         use(init, Model::Flow, node);
         std::string iterName = fresh("it");
@@ -406,6 +557,7 @@ private:
 
   std::mt19937 rng;
   bool fuse;
+  bool v2;
   std::string mText;
   std::string args;
   int counter = 0;
@@ -456,10 +608,12 @@ protected:
 TEST_P(PropagateRandomTest, MinimalContractsIdempotent) {
   unsigned seed = GetParam();
   bool fuse = seed % 2 == 0;
-  Generator gen(seed, fuse);
+  bool v2 = seed % 3 == 1;
+  Generator gen(seed, fuse, v2);
   std::string input = gen.generate();
   SCOPED_TRACE("seed " + std::to_string(seed) + " fuse " +
-               std::to_string(fuse) + "\n" + input);
+               std::to_string(fuse) + " v2 " + std::to_string(v2) + "\n" +
+               input);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(input, &ctx);
   ASSERT_TRUE(module);
   // (d) Read-only mode changes nothing, and what it counts is what the

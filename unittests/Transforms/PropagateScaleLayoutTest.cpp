@@ -208,6 +208,52 @@ TEST(ScaleLayoutSolverTest, SameBytesTargetIsARetypeNotACopy) {
   EXPECT_TRUE(s.cost == ls::totalCost(p, s.layoutOf));
 }
 
+TEST(ScaleLayoutSolverTest, StridedNeedTakesAnyStridedLayout) {
+  // Layout 2 stands for a padded layout (not strided). A strided need is
+  // met by the value in 0 or 1, or by a strided target it needs anyway;
+  // else one more op to the fallback (row_major, 0).
+  ls::Problem p = makeProblem();
+  p.strided = {1, 1, 0};
+  p.stridedFallback = 0;
+  p.nodes.push_back({/*pinned=*/true, 1});
+  ls::Value v;
+  v.node = 0;
+  v.stridedReq = true;
+  p.values.push_back(v);
+  EXPECT_TRUE(ls::planValue(p, p.values[0], {1}).targets.empty());
+  p.nodes[0].layout = 2;
+  ls::ValuePlan plan = ls::planValue(p, p.values[0], {2});
+  ASSERT_EQ(plan.targets.size(), 1u);
+  EXPECT_EQ(plan.targets[0], 0u);
+  EXPECT_EQ(plan.stridedUse, 0);
+  EXPECT_EQ(ls::totalCost(p, {2}).copies, 1);
+  // A col_major exact need serves the strided one too: one op, not two.
+  p.values[0].exactReqs = {1};
+  plan = ls::planValue(p, p.values[0], {2});
+  ASSERT_EQ(plan.targets.size(), 1u);
+  EXPECT_EQ(plan.targets[0], 1u);
+  EXPECT_EQ(plan.stridedUse, 0);
+  EXPECT_EQ(ls::totalCost(p, {2}).materializations, 1);
+}
+
+TEST(ScaleLayoutSolverTest, CandidateSetsRestrictFreeNodes) {
+  // A free node whose values need layout 2 exactly takes it when it may;
+  // restricted to {0, 1} (an f32 scale cannot take a padded layout) it
+  // keeps 0 and pays one op.
+  ls::Problem p = makeProblem();
+  p.nodes.push_back({/*pinned=*/false, 0});
+  ls::Value v;
+  v.node = 0;
+  v.exactReqs = {2};
+  p.values.push_back(v);
+  EXPECT_EQ(ls::solve(p, {0, 1, 2}).layoutOf[0], 2u);
+  p.candidateSets = {{0, 1}};
+  p.candidateSetOf = {0};
+  ls::Solution s = ls::solve(p, {0, 1, 2});
+  EXPECT_NE(s.layoutOf[0], 2u);
+  EXPECT_EQ(s.cost.materializations, 1);
+}
+
 TEST(ScaleLayoutSolverTest, BudgetExhaustionIsReported) {
   // A pinned col scale flows into six free row nodes, each read by a gemm
   // wanting col: 7 materializations as given, none once every node is col.

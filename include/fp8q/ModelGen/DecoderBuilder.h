@@ -12,6 +12,7 @@
 #ifndef FP8Q_MODELGEN_DECODERBUILDER_H
 #define FP8Q_MODELGEN_DECODERBUILDER_H
 
+#include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/ModelGen/ModelConfig.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -45,7 +46,17 @@ struct DecoderOptions {
   bool layersAsLoop = false;
   /// Override of num_hidden_layers (0: the config's).
   int64_t numLayers = 0;
+  /// SPEC v2 block format of every FP8 linear layer (FP8 1x128 by default):
+  /// MXFP8, MXFP4 and NVFP4 quantize per 32 / 32 / 16 and scale each weight
+  /// row; FP8 1x128 UE8M0 keeps 1x128 groups with e8m0 scales and one
+  /// weight-scale row per weight row (what DeepGEMM reads on sm100). The
+  /// RMSNorm producers become plain quantizes in these variants
+  /// (fp8q.rms_norm_quantize writes FP8 1x128 only; a norm moves no scale).
+  BlockFormat format = BlockFormat::Fp8Block;
 };
+
+/// Parses a --format value (fp8, mxfp8, mxfp4, nvfp4, ue8m0).
+std::optional<BlockFormat> parseBlockFormatOption(llvm::StringRef text);
 
 /// An upper estimate of the ops and arguments buildDecoderModule creates.
 int64_t estimateDecoderOps(const ModelConfig &config,

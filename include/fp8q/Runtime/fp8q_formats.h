@@ -12,8 +12,6 @@
 #ifndef FP8Q_RUNTIME_FP8Q_FORMATS_H
 #define FP8Q_RUNTIME_FP8Q_FORMATS_H
 
-#include "fp8q/Runtime/fp8q_contracts.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,5 +61,9 @@ typedef enum fp8q_scale_layout {
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* After the enums: fp8q_contracts.h names the layout codes above, and
+   includes this header itself (either may be included first). */
+#include "fp8q/Runtime/fp8q_contracts.h"
 
 #endif /* FP8Q_RUNTIME_FP8Q_FORMATS_H */

@@ -32,7 +32,14 @@ void unpreshuffleBuffer(llvm::ArrayRef<char> src,
 mlir::RankedTensorType getPreshuffledType(mlir::RankedTensorType type);
 
 /// Returns true when `type` is a static rank-2 tensor with no encoding whose
-/// shape preshuffle_16x16 can hold.
+/// shape preshuffle_16x16 can hold: N % 16 == 0 and K % 32 == 0, where for
+/// f4E2M1FN weights (two per byte, shuffled byte-wise: SPEC v2) K counts
+/// bytes, so K % 64 == 0.
+bool canPreshuffle(mlir::RankedTensorType type);
+
+/// The K divisor canPreshuffle needs for `type`'s element type (32, or 64
+/// for f4E2M1FN), for messages.
+int64_t getPreshuffleKMultiple(mlir::RankedTensorType type);
 bool canPreshuffle(mlir::RankedTensorType type);
 
 /// Preshuffles a dense weight constant at compile time. The result has type

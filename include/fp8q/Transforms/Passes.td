@@ -8,13 +8,18 @@ include "mlir/Pass/PassBase.td"
 def VerifyContracts : Pass<"fp8q-verify-contracts", "mlir::ModuleOp"> {
   let summary = "Fail on any GEMM whose operands break its kernel's contract";
   let description = [{
-    Checks every `fp8q.gemm` against the kernel-contract table: the x_scale
-    layout (compared by the bytes it addresses; the need
-    `--fp8q-propagate-scale-layout` solves for, found by the same
-    scale-layout analysis run read-only), the weight layout, and, when the
-    module has an `fp8q.target`, that the kernel runs on that target with
-    the gemm's fp8 type. A gemm without a kernel has no contract to prove
-    and is an error. Changes nothing.
+    Checks every `fp8q.gemm` against the kernel-contract table: the block
+    format (SPEC v2: the kernel must read the gemm's format), the x_scale
+    layout (compared by the bytes it addresses, or any strided layout for
+    a kernel that takes strides; the need `--fp8q-propagate-scale-layout`
+    solves for, found by the same scale-layout analysis run read-only), the
+    w_scale layout (row_major for FP8 1x128 kernels; swizzle_32_4_4,
+    cdna4_mx or col_major pack = 4 for SPEC v2's) and, for UE8M0 weight
+    scales, their granularity (deepgemm_sm100 reads one per weight row,
+    the others one per 128x128 block), the weight layout, and, when the
+    module has an `fp8q.target`, that the kernel runs on that target (ROCm
+    version; the fp8 flavour for FP8 1x128). A gemm without a kernel has no
+    contract to prove and is an error. Changes nothing.
   }];
   let dependentDialects = ["::fp8q::Fp8qDialect"];
   let statistics = [
@@ -40,7 +45,8 @@ def SelectKernels : Pass<"fp8q-select-kernels", "mlir::ModuleOp"> {
       unless every gemm already names a kernel);
     - fp8 flavours the target's kernels do not read are reported, or with
       `fix-fp8-type` repaired;
-    - every weight a ck_bpreshuffle gemm reads gets its preshuffled form.
+    - every weight a ck_bpreshuffle or aiter_mxfp4 gemm reads gets its
+      preshuffled form.
 
     Running the pass twice changes nothing.
   }];
@@ -77,6 +83,21 @@ def RouteKernels : Pass<"fp8q-route-kernels", "mlir::ModuleOp"> {
       propagation sees both consumers;
     - gfx942: `triton`;
     - sm90: `deepgemm`, or the kernel named by `sm90-kernel`.
+
+    SPEC v2's formats (chosen by the gemm's element types and group), and
+    FP8 1x128 on sm100, go to the first kernel in this order that the
+    contract table lets read the format on the target (arch, ROCm version)
+    and whose weight layout the weight can take:
+
+    - MXFP4: `aiter_mxfp4` (gfx950, ROCm >= 7.0; the fp4 weight must be
+      preshuffle-able: N % 16 == 0, K % 64 == 0), then `triton`;
+    - MXFP8: `cublas_mx` (sm100), then `triton`;
+    - NVFP4: `cublas_mx` (sm100);
+    - FP8 1x128 with e8m0 scales (UE8M0): `deepgemm_sm100` (sm100);
+    - FP8 1x128 (f32 scales) on sm100: `triton`.
+
+    A gemm whose format no kernel of the target reads is a located error
+    naming the format, its element types and the target.
 
     A module without `fp8q.target` is an error unless every gemm already
     names a kernel. Nothing else changes: fp8 flavours and weight layouts
@@ -115,6 +136,11 @@ def RouteKernels : Pass<"fp8q-route-kernels", "mlir::ModuleOp"> {
     Statistic<"numTriton", "routed-triton", "Gemms routed to triton">,
     Statistic<"numDeepGemm", "routed-deepgemm", "Gemms routed to deepgemm">,
     Statistic<"numCublas", "routed-cublas", "Gemms routed to cublas">,
+    Statistic<"numAiterMxfp4", "routed-aiter-mxfp4",
+              "Gemms routed to aiter_mxfp4">,
+    Statistic<"numCublasMx", "routed-cublas-mx", "Gemms routed to cublas_mx">,
+    Statistic<"numDeepGemmSm100", "routed-deepgemm-sm100",
+              "Gemms routed to deepgemm_sm100">,
     Statistic<"numMBranches", "m-branches",
               "Dynamic-M gemms split into ck / triton under scf.if">
   ];
@@ -155,7 +181,8 @@ def InsertPreshuffle : Pass<"fp8q-insert-preshuffle", "mlir::ModuleOp"> {
   let description = [{
     The third step of `--fp8q-select-kernels`; every `fp8q.gemm` must name
     its kernel (run `--fp8q-route-kernels` first). Which kernels read a
-    preshuffled weight is the contract table's call (today ck_bpreshuffle).
+    preshuffled weight is the contract table's call (today ck_bpreshuffle
+    and aiter_mxfp4, whose f4E2M1FN weights are shuffled byte-wise).
 
     Every such weight gets one `fp8q.preshuffle` per weight value, right
     after its definition, however many gemms share it (a preshuffle the
@@ -165,8 +192,10 @@ def InsertPreshuffle : Pass<"fp8q-insert-preshuffle", "mlir::ModuleOp"> {
     an explicit `fp8q.preshuffle` of a constant is folded the same way.
     A weight that is already preshuffled is left alone, and no other
     kernel's weight is touched. A weight preshuffle_16x16 cannot hold
-    (N % 16 != 0 or K % 32 != 0) is an error. Running the pass twice
-    changes nothing.
+    (N % 16 != 0 or K % 32 != 0; K % 64 != 0 for f4E2M1FN) is an error.
+    A non-splat f4E2M1FN constant is not folded (the permutation is
+    byte-wise over packed nibbles): it keeps its fp8q.preshuffle. Running
+    the pass twice changes nothing.
   }];
   let dependentDialects = ["::fp8q::Fp8qDialect", "::mlir::arith::ArithDialect"];
   let statistics = [
@@ -195,6 +224,16 @@ def PropagateScaleLayout : Pass<"fp8q-propagate-scale-layout", "mlir::ModuleOp">
     results are retyped (the transposed write is fused into the producer).
     Any other consumer of a scale gets it row-major, with a remark. Running
     the pass twice changes nothing.
+
+    Scales are f32 (FP8 1x128) or SPEC v2's 1-byte f8E8M0FNU / f8E4M3FN.
+    An f32 scale takes the strided layouts only; a 1-byte one also the
+    padded layouts the contract table names (col_major pack = 4,
+    swizzle_32_4_4, cdna4_mx), so a quantize can write the swizzled layout
+    its kernel reads. A kernel that takes strides (triton) accepts any
+    strided layout, and a value in a padded one gets one copy to row_major
+    for it. SPEC v2 weight scales carry the kernel's w_scale layout too
+    (FP8 1x128 ones stay row-major): a weight-scale argument read by many
+    gemms, in or out of loops, is re-laid out once, where it is defined.
   }];
   let dependentDialects = ["::fp8q::Fp8qDialect"];
   let options = [

@@ -25,8 +25,10 @@
 
 namespace fp8q {
 
-/// What a use of a scale value needs.
-enum class ScaleNeed { Exact, Bytes, Flow, None };
+/// What a use of a scale value needs: a layout exactly, a layout by the
+/// bytes it addresses, the layout of the node it flows into, any strided
+/// layout (a kernel that takes strides), or nothing.
+enum class ScaleNeed { Exact, Bytes, Flow, Strided, None };
 
 /// Which consumer a use is, for remarks. The remark text is built only when
 /// a materialization serves the use: building it for every use (printing
@@ -44,7 +46,8 @@ enum class ScaleConsumer {
   PublicResult,
   /// A successor block argument.
   Successor,
-  /// w_scale of the fp8q.gemm owning the operand.
+  /// w_scale of the fp8q.gemm owning the operand (row_major exactly for
+  /// f32 weight scales; the kernel's requirement for SPEC v2's).
   WScale,
   /// x_scale of the fp8q.gemm owning the operand (a kernel's requirement).
   XScale,
@@ -54,7 +57,7 @@ enum class ScaleConsumer {
 struct ScaleUse {
   mlir::OpOperand *operand = nullptr;
   ScaleNeed kind = ScaleNeed::None;
-  /// Needed layout (Exact, Bytes).
+  /// Needed layout (Exact, Bytes; Strided: the fallback, row_major).
   LayoutAttr layout;
   /// Target node (Flow), an id of the analysis.
   unsigned node = 0;

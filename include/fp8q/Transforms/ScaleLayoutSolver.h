@@ -15,10 +15,14 @@
 //   - byte requirements (a gemm's x_scale: any layout addressing the same
 //     bytes as X for v's shape),
 //   - flows into nodes (a yield, an iter_arg init, a private call operand:
-//     the type must be exactly the target node's layout).
+//     the type must be exactly the target node's layout),
+//   - a strided requirement (a kernel that takes strides: any layout the
+//     problem marks strided).
 // v needs one fp8q.materialize per distinct exact layout other than L, plus
 // one per byte-requirement class that neither L nor one of those
-// materializations already covers. The cost of an assignment is the tuple
+// materializations already covers, plus, for a strided requirement that
+// neither L nor one of those is, one to the problem's strided fallback
+// layout (row_major). The cost of an assignment is the tuple
 // (materializations, materializations that copy bytes, copies weighted by
 // how often their value is defined - loop nesting, call sites -, free nodes
 // whose layout changed), compared lexicographically; the solver returns a
@@ -97,6 +101,8 @@ struct Value {
   llvm::SmallVector<unsigned, 4> exactReqs;
   llvm::SmallVector<unsigned, 4> byteReqs;
   llvm::SmallVector<unsigned, 4> flowsInto;
+  /// A consumer reads any strided layout (Problem::strided).
+  bool stridedReq = false;
 };
 
 /// The whole problem.
@@ -107,6 +113,20 @@ struct Problem {
   std::vector<std::vector<bool>> equivalent;
   std::vector<Node> nodes;
   std::vector<Value> values;
+  /// Per layout: whether it is strided (serves a strided requirement).
+  /// Empty: every layout is.
+  std::vector<char> strided;
+  /// The layout a strided requirement gets when the value has none.
+  unsigned stridedFallback = 0;
+  /// Candidate layouts per node, as an index into candidateSets (for
+  /// example: f32 scales take strided layouts only). Empty: every node
+  /// takes `solve`'s candidates. Nodes joined by flows share one set.
+  std::vector<std::vector<unsigned>> candidateSets;
+  std::vector<unsigned> candidateSetOf;
+
+  bool isStrided(unsigned layout) const {
+    return strided.empty() || strided[layout];
+  }
 
   bool areEquivalent(unsigned shape, unsigned a, unsigned b) const {
     return a == b || equivalent[shape][a * numLayouts + b];
@@ -122,6 +142,9 @@ struct ValuePlan {
   /// For each requirement (in Value order): index into targets, or -1 when
   /// the value serves it as it is.
   llvm::SmallVector<int, 4> exactUse, byteUse, flowUse;
+  /// The strided requirement's target index, or -1 (served as it is, or
+  /// none).
+  int stridedUse = -1;
 };
 
 /// Works out the materializations of `value` when nodes have `layoutOf`.
@@ -146,9 +169,10 @@ struct Solution {
 };
 
 /// Returns an assignment of minimum cost. Free nodes take layouts from
-/// `candidates`. Connected components are solved separately by a
-/// branch-and-bound search that starts from the current layouts; `budget`
-/// bounds the value evaluations per component (about a second's work).
+/// `candidates` (or their Problem::candidateSets entry). Connected components
+/// are solved separately by a branch-and-bound search that starts from the
+/// current layouts; `budget` bounds the value evaluations per component (about
+/// a second's work).
 Solution solve(const Problem &problem, llvm::ArrayRef<unsigned> candidates,
                uint64_t budget = uint64_t(1) << 23);
 

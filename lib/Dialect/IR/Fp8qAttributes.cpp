@@ -182,14 +182,22 @@ LogicalResult WeightLayoutAttr::verifyEncoding(
     function_ref<InFlightDiagnostic()> emitError) const {
   if (!elementType) // see LayoutAttr::verifyEncoding
     return success();
-  if (shape.size() != 2 || !isFp8Type(elementType))
-    return emitError() << "#fp8q.weight_layout must be on a rank-2 fp8 "
-                          "weight tensor, got rank "
+  bool fp4 = isa<Float4E2M1FNType>(elementType);
+  if (shape.size() != 2 || !(isFp8Type(elementType) || fp4))
+    return emitError() << "#fp8q.weight_layout must be on a rank-2 fp8 or "
+                          "f4E2M1FN weight tensor, got rank "
                        << shape.size() << " of " << elementType;
   int64_t n = shape[0], k = shape[1];
   if (ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
     return emitError() << "preshuffle_16x16 needs a static weight shape";
-  if (!fp8q_preshuffle_tiles_ok(n, k))
+  // SPEC v2: an f4E2M1FN weight is shuffled byte-wise, its [N, K/2] bytes
+  // as the tiles.
+  if (fp4 && (k % 2 != 0 || !fp8q_preshuffle_tiles_ok(n, k / 2)))
+    return emitError() << "preshuffle_16x16 of an f4E2M1FN weight shuffles "
+                          "its [N, K/2] bytes and needs N % 16 == 0 and "
+                          "K % 64 == 0, got N = "
+                       << n << ", K = " << k;
+  if (!fp4 && !fp8q_preshuffle_tiles_ok(n, k))
     return emitError() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0, "
                           "got N = "
                        << n << ", K = " << k;

@@ -279,7 +279,9 @@ static LogicalResult verifyV2Gemm(GemmOp op, int64_t m, int64_t n, int64_t k) {
     return diag;
   }
   SmallVector<int64_t, 2> wScaleShape = {n, groups};
-  if (*xFormat == BlockFormat::Fp8BlockE8M0)
+  // UE8M0 weight scales: per 128x128 block, or one row per weight row (what
+  // DeepGEMM reads on sm100, the deepgemm_sm100 contract).
+  if (*xFormat == BlockFormat::Fp8BlockE8M0 && wsType.getDimSize(0) != n)
     wScaleShape = {llvm::divideCeilSigned(n, kScaleBlock), k / kScaleBlock};
   if (failed(verifyShape(op, "w", op.getW(), {n, k})) ||
       failed(verifyShape(op, "x_scale", op.getXScale(), {m, groups})) ||

@@ -29,7 +29,14 @@ namespace fp8q {
 
 bool isScaleTensorType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.getRank() == 2 && tensor.getElementType().isF32();
+  if (!tensor || tensor.getRank() != 2)
+    return false;
+  Type element = tensor.getElementType();
+  if (!element.isF32() && !isByteScaleType(element))
+    return false;
+  // A weight (#fp8q.weight_layout) or any other encoding is not a scale.
+  Attribute encoding = tensor.getEncoding();
+  return !encoding || isa<LayoutAttr>(encoding);
 }
 
 LayoutAttr getScaleLayout(RankedTensorType type) {

@@ -2,7 +2,8 @@
 //
 // Models the hand-written fix of SGLang PR 29275 so fp8q's propagation can be
 // measured against it: producers write row-major and every GEMM whose kernel
-// reads another layout gets its own copy (`scale.t().contiguous().t()`),
+// reads another layout (of x_scale, or of a SPEC v2 w_scale) gets its own
+// copy (`scale.t().contiguous().t()`),
 // placed at the consumer, shared with nobody and hoisted nowhere. Which
 // consumers read another layout comes from ScaleLayoutAnalysis in read-only
 // mode (the needs propagation solves for), not from a rule of its own.
@@ -33,7 +34,12 @@ struct HandPlacedCopiesPass
     ScaleLayoutAnalysis analysis(module, /*fuseProducers=*/false);
     const ScaleLayoutPlan &plan = analysis.solveInPlace();
     for (const ScaleUse &use : plan.uses) {
-      if (use.consumer != ScaleConsumer::XScale || plan.isMet(use))
+      // SPEC v2 weight scales too (a kernel's w_scale layout): the same
+      // copy at the consumer.
+      bool kernelNeed = use.consumer == ScaleConsumer::XScale ||
+                        (use.consumer == ScaleConsumer::WScale &&
+                         use.kind != ScaleNeed::Exact);
+      if (!kernelNeed || plan.isMet(use))
         continue;
       // The consumer boundary copy: the same value re-materialized before
       // each gemm that needs it, however many share the scale.

@@ -53,7 +53,10 @@ def Fp8q_Kernel : I32EnumAttr<"Kernel", "block-scale GEMM kernel", [
       I32EnumAttrCase<"Triton", 2, "triton">,
       I32EnumAttrCase<"DeepGemm", 3, "deepgemm">,
       I32EnumAttrCase<"Cublas", 4, "cublas">,
-      I32EnumAttrCase<"Reference", 5, "reference">
+      I32EnumAttrCase<"Reference", 5, "reference">,
+      I32EnumAttrCase<"AiterMxfp4", 6, "aiter_mxfp4">,
+      I32EnumAttrCase<"CublasMx", 7, "cublas_mx">,
+      I32EnumAttrCase<"DeepGemmSm100", 8, "deepgemm_sm100">
     ]> {
   let cppNamespace = "::fp8q";
   let genSpecializedAttr = 0;

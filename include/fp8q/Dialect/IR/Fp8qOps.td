@@ -203,10 +203,14 @@ def Fp8q_MaterializeOp : Fp8q_Op<"materialize", [Pure]> {
   }];
 }
 
+// SPEC v2: f4E2M1FN weights are preshuffled byte-wise (aiter_mxfp4).
+def Fp8q_WeightTensor : TensorRankOf<[Fp8q_Float8, F4E2M1FN], [2]>;
+
 def Fp8q_PreshuffleOp : Fp8q_Op<"preshuffle", [Pure]> {
-  let summary = "permute an FP8 weight into the preshuffle_16x16 layout";
-  let arguments = (ins Fp8q_Fp8Tensor:$w);
-  let results = (outs Fp8q_Fp8Tensor:$result);
+  let summary = "permute an FP8 (or, byte-wise, f4E2M1FN) weight into the "
+                "preshuffle_16x16 layout";
+  let arguments = (ins Fp8q_WeightTensor:$w);
+  let results = (outs Fp8q_WeightTensor:$result);
   let assemblyFormat = "$w attr-dict `:` type($w) `->` type($result)";
   let hasVerifier = 1;
   // A dense constant operand folds to the permuted constant (its literal

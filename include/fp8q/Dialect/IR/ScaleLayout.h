@@ -16,8 +16,9 @@
 
 namespace fp8q {
 
-/// Returns true when `type` is a rank-2 f32 tensor, i.e. can hold a v1 scale
-/// (the scales layout propagation handles today).
+/// Returns true when `type` can hold a scale: a rank-2 tensor of f32 or of
+/// SPEC v2's 1-byte scale types (f8E8M0FNU, f8E4M3FN) with no encoding or a
+/// #fp8q.layout (the scales layout propagation models).
 bool isScaleTensorType(mlir::Type type);
 
 /// Returns the layout of a scale tensor type; no encoding means row-major.
