@@ -72,7 +72,14 @@ Value DecoderBuilder::linear(Value q, Value s, int64_t n, int64_t k,
   Value w = parameter((name + ".weight").str(), {n, k}, fp8);
   Value ws = parameter((name + ".weight_scale_inv").str(),
                        weightScaleShape(n, k), scaleElt);
-  return GemmOp::create(b, loc(name), act(n), q, s, w, ws, KernelAttr());
+  // NVFP4: the product of the input's and the weight's global scales, one
+  // rank-0 f32 per linear layer, computed once at load time as serving
+  // stacks do (vLLM's `alpha = input_scale * weight_scale_2`).
+  Value global;
+  if (o.format == BlockFormat::NvFp4)
+    global = parameter((name + ".alpha").str(), {}, b.getF32Type());
+  return GemmOp::create(b, loc(name), act(n), q, s, w, ws, global,
+                        KernelAttr());
 }
 
 Value DecoderBuilder::linearOf(Value x, int64_t n, int64_t k, StringRef name) {

@@ -17,16 +17,3 @@ func.func @elementwise_on_fp4(%q: tensor<4x64xf4E2M1FN>) -> tensor<4x64xi4> {
   %b = arith.bitcast %q : tensor<4x64xf4E2M1FN> to tensor<4x64xi4>
   return %b : tensor<4x64xi4>
 }
-
-// -----
-
-// fp8q.gemm verifies without NVFP4's global scale (passes over tensor IR
-// keep working); bufferization, which must pass it to the runtime,
-// rejects it.
-func.func @gemm_nvfp4_no_global(%q: tensor<4x64xf4E2M1FN>, %s: tensor<4x4xf8E4M3FN>,
-                                %w: tensor<32x64xf4E2M1FN>, %ws: tensor<32x4xf8E4M3FN>) -> tensor<4x32xbf16> {
-  // expected-error @+2 {{failed to bufferize op}}
-  // expected-error @+1 {{'fp8q.gemm' op NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) needs the rank-0 f32 global_scale operand to be bufferized: the product of the activation and weight global scales (out = global_scale * sum_g x_scale * w_scale * dot)}}
-  %y = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<reference>} : tensor<4x64xf4E2M1FN>, tensor<4x4xf8E4M3FN>, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN> -> tensor<4x32xbf16>
-  return %y : tensor<4x32xbf16>
-}

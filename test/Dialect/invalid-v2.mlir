@@ -254,3 +254,12 @@ module attributes {fp8q.target = #fp8q.target<arch = "sm100", rocm = "7.0">} {}
 func.func @fp4_weight_k32(%w: tensor<64x32xf4E2M1FN, #fp8q.weight_layout<preshuffle_16x16>>) {
   return
 }
+
+// -----
+
+func.func @gemm_nvfp4_no_global(%q: tensor<4x64xf4E2M1FN>, %s: tensor<4x4xf8E4M3FN>,
+                                %w: tensor<32x64xf4E2M1FN>, %ws: tensor<32x4xf8E4M3FN>) -> tensor<4x32xbf16> {
+  // expected-error @+1 {{'fp8q.gemm' op NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) needs the rank-0 f32 global_scale operand: the product of the activation and weight global scales (out = global_scale * sum_g x_scale * w_scale * dot)}}
+  %y = fp8q.gemm %q, %s, %w, %ws : tensor<4x64xf4E2M1FN>, tensor<4x4xf8E4M3FN>, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN> -> tensor<4x32xbf16>
+  return %y : tensor<4x32xbf16>
+}

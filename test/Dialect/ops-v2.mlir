@@ -70,7 +70,7 @@ func.func @nvfp4(%x: tensor<?x256xbf16>, %g: tensor<f32>, %w: tensor<32x256xf4E2
       : tensor<?x256xbf16> -> tensor<?x256xf4E2M1FN>,
         tensor<?x16xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>
   %r = fp8q.materialize %s : tensor<?x16xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x16xf8E4M3FN>
-  %y = fp8q.gemm %q, %r, %w, %ws
+  %y = fp8q.gemm %q, %r, %w, %ws global(%g : tensor<f32>)
       : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>,
         tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
   return %y : tensor<?x32xbf16>

@@ -147,11 +147,11 @@ func.func @deepgemm_sm100_one_word(%x: tensor<?x512xbf16>, %w: tensor<256x512xf8
 // CHECK-NEXT: %[[WSM:.*]] = fp8q.materialize %[[WS]] : tensor<32x16xf8E4M3FN> -> tensor<32x16xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>
 // CHECK: %{{.*}}, %[[S:.*]] = fp8q.quantize %{{.*}} -> tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>
 // CHECK-NOT: fp8q.materialize
-// CHECK: fp8q.gemm %{{.*}}, %[[S]], %{{.*}}, %[[WSM]] {kernel = #fp8q.kernel<cublas_mx>}
+// CHECK: fp8q.gemm %{{.*}}, %[[S]], %{{.*}}, %[[WSM]] global(%{{.*}} : tensor<f32>) {kernel = #fp8q.kernel<cublas_mx>}
 module attributes {fp8q.target = #fp8q.target<arch = "sm100">} {
-func.func @cublas_mx_nvfp4(%x: tensor<?x256xbf16>, %g: tensor<f32>, %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>) -> tensor<?x32xbf16> {
+func.func @cublas_mx_nvfp4(%x: tensor<?x256xbf16>, %g: tensor<f32>, %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>, %gs: tensor<f32>) -> tensor<?x32xbf16> {
   %q, %s = fp8q.quantize %x global(%g : tensor<f32>) {group_size = 16} : tensor<?x256xbf16> -> tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>
-  %y = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<cublas_mx>} : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
+  %y = fp8q.gemm %q, %s, %w, %ws global(%gs : tensor<f32>) {kernel = #fp8q.kernel<cublas_mx>} : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
   return %y : tensor<?x32xbf16>
 }
 }

@@ -5,9 +5,9 @@
 
 module attributes {fp8q.target = #fp8q.target<arch = "gfx950", rocm = "7.2">} {
 func.func @nvfp4_gfx950(%q: tensor<?x256xf4E2M1FN>, %s: tensor<?x16xf8E4M3FN>,
-                        %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>) -> tensor<?x32xbf16> {
+                        %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>, %gs: tensor<f32>) -> tensor<?x32xbf16> {
   // expected-error @+1 {{'fp8q.gemm' op reads NVFP4 (q 'f4E2M1FN', x_scale 'f8E4M3FN'), and no kernel of the contract table reads it on gfx950; set `kernel = #fp8q.kernel<reference>` to run it on the CPU reference, or target an architecture with such a kernel}}
-  %y = fp8q.gemm %q, %s, %w, %ws : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
+  %y = fp8q.gemm %q, %s, %w, %ws global(%gs : tensor<f32>) : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
   return %y : tensor<?x32xbf16>
 }
 }

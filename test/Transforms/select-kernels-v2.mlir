@@ -81,10 +81,10 @@ func.func @sm100(%q8: tensor<?x512xf8E5M2>, %s8: tensor<?x16xf8E8M0FNU>,
                  %wu: tensor<256x512xf8E4M3FN>, %wsu: tensor<256x4xf8E8M0FNU>,
                  %sf: tensor<?x4xf32>, %wsf: tensor<2x4xf32>,
                  %qm: tensor<?x512xf4E2M1FN>, %sm: tensor<?x16xf8E8M0FNU>,
-                 %wm: tensor<64x512xf4E2M1FN>, %wsm: tensor<64x16xf8E8M0FNU>)
+                 %wm: tensor<64x512xf4E2M1FN>, %wsm: tensor<64x16xf8E8M0FNU>, %gs: tensor<f32>)
     -> (tensor<?x64xbf16>, tensor<?x32xbf16>, tensor<?x256xbf16>, tensor<?x256xbf16>, tensor<?x64xbf16>) {
   %a = fp8q.gemm %q8, %s8, %w8, %ws8 : tensor<?x512xf8E5M2>, tensor<?x16xf8E8M0FNU>, tensor<64x512xf8E5M2>, tensor<64x16xf8E8M0FNU> -> tensor<?x64xbf16>
-  %b = fp8q.gemm %q4, %s4, %w4, %ws4 : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
+  %b = fp8q.gemm %q4, %s4, %w4, %ws4 global(%gs : tensor<f32>) : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
   %c = fp8q.gemm %qu, %su, %wu, %wsu : tensor<?x512xf8E4M3FN>, tensor<?x4xf8E8M0FNU>, tensor<256x512xf8E4M3FN>, tensor<256x4xf8E8M0FNU> -> tensor<?x256xbf16>
   %d = fp8q.gemm %qu, %sf, %wu, %wsf : tensor<?x512xf8E4M3FN>, tensor<?x4xf32>, tensor<256x512xf8E4M3FN>, tensor<2x4xf32> -> tensor<?x256xbf16>
   %e = fp8q.gemm %qm, %sm, %wm, %wsm : tensor<?x512xf4E2M1FN>, tensor<?x16xf8E8M0FNU>, tensor<64x512xf4E2M1FN>, tensor<64x16xf8E8M0FNU> -> tensor<?x64xbf16>
@@ -112,8 +112,8 @@ func.func @mxfp8_sm90(%q: tensor<?x512xf8E4M3FN>, %s: tensor<?x16xf8E8M0FNU>,
 // CHECK: fp8q.gemm {{.*}} {kernel = #fp8q.kernel<reference>}
 module attributes {fp8q.target = #fp8q.target<arch = "sm100">} {
 func.func @nvfp4_reference(%q: tensor<?x256xf4E2M1FN>, %s: tensor<?x16xf8E4M3FN>,
-                           %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>) -> tensor<?x32xbf16> {
-  %y = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<reference>} : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
+                           %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>, %gs: tensor<f32>) -> tensor<?x32xbf16> {
+  %y = fp8q.gemm %q, %s, %w, %ws global(%gs : tensor<f32>) {kernel = #fp8q.kernel<reference>} : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
   return %y : tensor<?x32xbf16>
 }
 }

@@ -14,8 +14,8 @@ func.func @mx_on_ck(%q: tensor<?x512xf8E4M3FN>, %s: tensor<?x16xf8E8M0FNU>,
 
 module attributes {fp8q.target = #fp8q.target<arch = "sm100">} {
 func.func @nvfp4_reference(%q: tensor<?x256xf4E2M1FN>, %s: tensor<?x16xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>,
-                           %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>) -> tensor<?x32xbf16> {
-  %y = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<reference>} : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
+                           %w: tensor<32x256xf4E2M1FN>, %ws: tensor<32x16xf8E4M3FN>, %gs: tensor<f32>) -> tensor<?x32xbf16> {
+  %y = fp8q.gemm %q, %s, %w, %ws global(%gs : tensor<f32>) {kernel = #fp8q.kernel<reference>} : tensor<?x256xf4E2M1FN>, tensor<?x16xf8E4M3FN, #fp8q.layout<swizzle_32_4_4>>, tensor<32x256xf4E2M1FN>, tensor<32x16xf8E4M3FN> -> tensor<?x32xbf16>
   return %y : tensor<?x32xbf16>
 }
 }

@@ -230,6 +230,27 @@ TEST(Gemm, CheckedModeStopsBeforeWriting) {
     ASSERT_EQ(v, 0x1234);
 }
 
+// Regression: a SPEC v2 kernel id (cublas_mx) given to the FP8 1x128 entry
+// was rejected with its x_scale requirement printed as "col_major", which
+// it is not; the message now names the entry that reads its formats.
+TEST(Gemm, V2KernelIsRejectedByName) {
+  Problem p(8, 128, 256, FP8Q_F8E4M3FN, 5);
+  auto out = Buf2<uint16_t>::rowMajor(8, 128, 0x1234);
+  unsetenv("FP8Q_RT_UNCHECKED");
+  for (int32_t kernel : {6, 7, 8}) {
+    EXPECT_EQ(
+        fp8q_gemm(p.q.d(), p.xs.d(), p.w.d(), p.ws.d(), out.d(), kernel, 0, 0),
+        FP8Q_ERR_CONTRACT);
+    EXPECT_EQ(std::string(fp8q_last_error()),
+              std::string("fp8q_rt_gemm: kernel ") +
+                  fp8q_kernel_contracts[kernel].name +
+                  " does not read FP8 1x128 with f32 scales (this entry's "
+                  "format); its formats go through fp8q_gemm_v2");
+  }
+  for (uint16_t v : out.data)
+    ASSERT_EQ(v, 0x1234);
+}
+
 TEST(Gemm, MlirEntryPointExitsOnContractViolation) {
   Problem p(8, 128, 256, FP8Q_F8E4M3FN, 5);
   auto w = p.preshuffled();

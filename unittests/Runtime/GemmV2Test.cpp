@@ -96,6 +96,10 @@ const Format kFormats[] = {
     {"Mxfp8E5M2", FP8Q_Q_F8E5M2, FP8Q_SCALE_F8E8M0FNU, 32, false},
     {"Mxfp4", FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E8M0FNU, 32, false},
     {"Nvfp4", FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E4M3FN, 16, false},
+    // UE8M0 weight scales per weight row ([N, K / 128]: DeepGEMM on sm100,
+    // the deepgemm_sm100 contract). Regression: the runtime read them as
+    // 128x128 blocks and rejected the shape.
+    {"Ue8m0PerRow", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU, 128, false},
 };
 
 bool isFp4(const Format &f) { return f.qType == FP8Q_Q_F4E2M1FN; }

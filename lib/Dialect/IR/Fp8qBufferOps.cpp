@@ -98,9 +98,8 @@ LogicalResult BufferQuantizeOp::verify() {
       failed(verifyScaleBuffer(*this, "scale", getScale())))
     return failure();
   std::string why;
-  std::optional<BlockFormat> format =
-      getBlockFormat(elementTypeOf(getQ()), elementTypeOf(getScale()),
-                     getGroupSize(), &why);
+  std::optional<BlockFormat> format = getBlockFormat(
+      elementTypeOf(getQ()), elementTypeOf(getScale()), getGroupSize(), &why);
   if (!format)
     return emitOpError() << why;
   if ((*format == BlockFormat::NvFp4) != bool(getGlobalScale()))
@@ -147,8 +146,8 @@ bool BufferGemmOp::isV2() {
 /// SPEC v2's gemm on buffers: one format on both sides, the group read
 /// from x_scale, the weight scale [N, G] (MX, NVFP4) or FP8 1x128's
 /// [ceil(N / 128), K / 128] (UE8M0).
-static LogicalResult verifyV2GemmBuffers(BufferGemmOp op, int64_t m,
-                                         int64_t n, int64_t k) {
+static LogicalResult verifyV2GemmBuffers(BufferGemmOp op, int64_t m, int64_t n,
+                                         int64_t k) {
   if (failed(verifyScaleBuffer(op, "x_scale", op.getXScale())) ||
       failed(verifyScaleBuffer(op, "w_scale", op.getWScale())))
     return failure();
@@ -173,7 +172,10 @@ static LogicalResult verifyV2GemmBuffers(BufferGemmOp op, int64_t m,
                             << " but w / w_scale are not; give both "
                                "operands one format";
   SmallVector<int64_t, 2> wScaleShape = {n, groups};
-  if (*xFormat == BlockFormat::Fp8BlockE8M0)
+  // UE8M0 weight scales: per 128x128 block, or one row per weight row (what
+  // DeepGEMM reads on sm100, the deepgemm_sm100 contract), as fp8q.gemm.
+  if (*xFormat == BlockFormat::Fp8BlockE8M0 &&
+      cast<ShapedType>(op.getWScale().getType()).getDimSize(0) != n)
     wScaleShape = {llvm::divideCeilSigned(n, kGemmBlock), k / kGemmBlock};
   return failure(
       failed(verifyShape(op, "w", op.getW(), {n, k})) ||

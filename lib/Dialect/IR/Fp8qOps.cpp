@@ -292,7 +292,7 @@ static LogicalResult verifyV2Gemm(GemmOp op, int64_t m, int64_t n, int64_t k) {
     return op.emitOpError() << "w_scale must have a static shape";
   return fp8q::detail::verifyGemmGlobalScale(op, *xFormat,
                                              bool(op.getGlobalScale()),
-                                             /*requireForNvfp4=*/false);
+                                             /*requireForNvfp4=*/true);
 }
 
 LogicalResult GemmOp::verify() {

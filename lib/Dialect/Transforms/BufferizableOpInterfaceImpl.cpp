@@ -124,9 +124,9 @@ FailureOr<Value> allocatePaddedScale(OpBuilder &b, Location loc,
                                      const BufferizationOptions &options) {
   int code = layout.getLayoutCode();
   int64_t g = type.getDimSize(1);
-  int64_t multiple = code == FP8Q_LAYOUT_COL_MAJOR_PACK4 ? layout.getAlign()
+  int64_t multiple = code == FP8Q_LAYOUT_COL_MAJOR_PACK4  ? layout.getAlign()
                      : code == FP8Q_LAYOUT_SWIZZLE_32_4_4 ? 128
-                                                           : 256;
+                                                          : 256;
   int64_t factor =
       fp8q_scale_layout_alloc(code, layout.getAlign(), multiple, g) / multiple;
   SmallVector<Value, 1> dynSizes;
@@ -134,8 +134,8 @@ FailureOr<Value> allocatePaddedScale(OpBuilder &b, Location loc,
   if (type.isDynamicDim(0))
     dynSizes.push_back(getRoundedProduct(b, loc, rows, multiple, factor));
   else
-    elements = fp8q_scale_layout_alloc(code, layout.getAlign(),
-                                       type.getDimSize(0), g);
+    elements =
+        fp8q_scale_layout_alloc(code, layout.getAlign(), type.getDimSize(0), g);
   auto flatType = MemRefType::get({elements}, type.getElementType());
   FailureOr<Value> flat = options.createAlloc(b, loc, flatType, dynSizes);
   if (failed(flat))
@@ -144,8 +144,7 @@ FailureOr<Value> allocatePaddedScale(OpBuilder &b, Location loc,
       type.isDynamicDim(0) ? OpFoldResult(rows)
                            : b.getIndexAttr(type.getDimSize(0)),
       b.getIndexAttr(g)};
-  SmallVector<OpFoldResult, 2> strides = {b.getIndexAttr(0),
-                                          b.getIndexAttr(0)};
+  SmallVector<OpFoldResult, 2> strides = {b.getIndexAttr(0), b.getIndexAttr(0)};
   return memref::ReinterpretCastOp::create(b, loc, type, *flat,
                                            b.getIndexAttr(0), sizes, strides)
       .getResult();
@@ -353,14 +352,6 @@ struct GemmOpModel : public Fp8qOpModel<GemmOpModel, GemmOp> {
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
     auto gemm = cast<GemmOp>(op);
-    // fp8q.gemm verifies without NVFP4's global scale (tensor IR written
-    // before the operand existed); the buffer op and the runtime need it.
-    if (getGemmFormat(gemm) == BlockFormat::NvFp4 && !gemm.getGlobalScale())
-      return fp8q::emitOpErrorAt(op)
-             << "NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) needs the rank-0 "
-                "f32 global_scale operand to be bufferized: the product of "
-                "the activation and weight global scales (out = "
-                "global_scale * sum_g x_scale * w_scale * dot)";
     SmallVector<Value> ins, outs;
     SmallVector<Value> operands{gemm.getQ(), gemm.getXScale(), gemm.getW(),
                                 gemm.getWScale()};

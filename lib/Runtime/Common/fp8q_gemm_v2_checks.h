@@ -59,8 +59,9 @@ struct GemmV2Plan {
   ScaleView xScale, wScale;
   int64_t M = 0, N = 0, K = 0, G = 0, group = 0;
   /// w_scale is [wRows, wCols]: [ceil(N / 128), K / 128] (FP8 1x128
-  /// UE8M0: 128x128 blocks) or [N, G] (MX, NVFP4: one scale per 1 x group
-  /// of each weight row); weight row n reads row n / wRowBlock.
+  /// UE8M0: 128x128 blocks), [N, K / 128] (UE8M0 per weight row, DeepGEMM
+  /// sm100) or [N, G] (MX, NVFP4: one scale per 1 x group of each weight
+  /// row); weight row n reads row n / wRowBlock.
   int64_t wRows = 0, wCols = 0, wRowBlock = 1;
   unsigned format = 0;
   int32_t qType = FP8Q_Q_F8E4M3FN, scaleType = FP8Q_SCALE_F8E8M0FNU;
@@ -143,7 +144,15 @@ inline int32_t checkGemmV2(const char *entry, const fp8q_memref_2d *q,
           checkCodesOperand(entry, "w", w, qType, -1, p.K, Access::Read, p.w))
     return s;
   p.N = p.w.rows;
-  if (p.format == FP8Q_FORMAT_FP8_1X128_E8M0) {
+  // UE8M0 weight scales are per 128x128 block, or one row per weight row
+  // (DeepGEMM on sm100, the deepgemm_sm100 contract): the descriptor's rows
+  // say which (they agree when N == 1).
+  if (p.format == FP8Q_FORMAT_FP8_1X128_E8M0 && ws && ws->sizes[0] == p.N &&
+      p.N != 1) {
+    p.wRowBlock = 1;
+    p.wRows = p.N;
+    p.wCols = p.K / FP8Q_SCALE_BLOCK;
+  } else if (p.format == FP8Q_FORMAT_FP8_1X128_E8M0) {
     p.wRowBlock = FP8Q_SCALE_BLOCK;
     p.wRows = (p.N + FP8Q_SCALE_BLOCK - 1) / FP8Q_SCALE_BLOCK;
     p.wCols = p.K / FP8Q_SCALE_BLOCK;

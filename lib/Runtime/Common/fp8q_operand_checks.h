@@ -324,6 +324,15 @@ inline int32_t checkGemm(const char *entry, const fp8q_memref_2d *q,
   };
   const int64_t M = p.M, N = p.N, K = p.K, G = p.G;
   const View2 &xv = p.xScale, &wv = p.w;
+  // A SPEC v2 kernel (MX / NVFP4 / UE8M0 scales) is not an FP8 1x128 one:
+  // its x_scale requirement is a padded layout, which no strides describe.
+  if (!(contract.formats & FP8Q_FORMAT_FP8_1X128)) {
+    snprintf(msg, sizeof(msg),
+             "kernel %s does not read FP8 1x128 with f32 scales (this "
+             "entry's format); its formats go through fp8q_gemm_v2",
+             kname);
+    return fail(entry, FP8Q_ERR_CONTRACT, "%s", msg);
+  }
   if (!fp8q_scale_strides_ok(fp8q_kernel(kernel), M, G, xv.s0, xv.s1)) {
     char req[96];
     describeScaleReq(contract, M, G, req, sizeof(req));

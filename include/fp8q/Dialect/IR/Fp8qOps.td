@@ -140,8 +140,8 @@ def Fp8q_GemmOp : Fp8q_Op<"gemm", [Pure]> {
     ```
 
     NVFP4 (f4E2M1FN q and w, f8E4M3FN scales) takes the rank-0 f32
-    `global_scale` operand, rejected for every other format (and required
-    for NVFP4 by bufferization and fp8q.buffer.gemm): the PRODUCT of the activation's and the weight's global scales
+    `global_scale` operand, required for NVFP4 and rejected for every other
+    format: the PRODUCT of the activation's and the weight's global scales
     (each the `global_scale` its quantize used), so that
     out = global_scale * sum_g x_scale * w_scale * dot. Serving stacks
     fold the two into one GEMM alpha the same way.
