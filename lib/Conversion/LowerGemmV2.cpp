@@ -32,15 +32,8 @@ LogicalResult lowerGemmV2(BufferGemmOp op, BufferGemmOp::Adaptor adaptor,
   auto wsType = cast<MemRefType>(op.getWScale().getType());
   // The verifier made K and G static, G dividing K.
   int64_t group = qType.getDimSize(1) / xsType.getDimSize(1);
-  Value global = adaptor.getGlobalScale();
-  if (!global) {
-    // Read only for NVFP4: any rank-0 f32 buffer stands in.
-    OpBuilder::InsertionGuard guard(rewriter);
-    auto func = op->getParentOfType<func::FuncOp>();
-    rewriter.setInsertionPointToStart(&func.getBody().front());
-    global = memref::AllocaOp::create(
-        rewriter, loc, MemRefType::get({}, rewriter.getF32Type()));
-  }
+  Value global =
+      getGlobalScaleOrPlaceholder(rewriter, op, adaptor.getGlobalScale());
   ScaleLayoutCode xs = getScaleLayoutCode(xsType);
   ScaleLayoutCode ws = getScaleLayoutCode(wsType);
   int32_t weightLayout = op.getWLayout() ? FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16

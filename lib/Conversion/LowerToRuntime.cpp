@@ -25,8 +25,8 @@
 
 #include "fp8q/Conversion/DeviceExecution.h"
 #include "fp8q/Conversion/Passes.h"
-#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Runtime/fp8q_formats.h"
 #include "fp8q/Runtime/fp8q_runtime.h"
 #include "fp8q/Support/Diagnostics.h"
@@ -34,9 +34,9 @@
 #include "RuntimeCalls.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -131,10 +131,9 @@ public:
   static Type convertPadded(MemRefType type) {
     if (!isa<LayoutAttr>(type.getLayout()))
       return type;
-    return MemRefType::get(
-        type.getShape(), type.getElementType(),
-        StridedLayoutAttr::get(type.getContext(), 0, {0, 0}),
-        type.getMemorySpace());
+    return MemRefType::get(type.getShape(), type.getElementType(),
+                           StridedLayoutAttr::get(type.getContext(), 0, {0, 0}),
+                           type.getMemorySpace());
   }
 };
 
@@ -182,14 +181,8 @@ struct QuantizeLowering : RuntimeCallPattern<BufferQuantizeOp> {
     }
     ScaleRounding rounding =
         op.getScaleRounding().value_or(getDefaultScaleRounding(*format));
-    Value global = adaptor.getGlobalScale();
-    if (!global) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      auto func = op->getParentOfType<func::FuncOp>();
-      rewriter.setInsertionPointToStart(&func.getBody().front());
-      global = memref::AllocaOp::create(
-          rewriter, loc, MemRefType::get({}, rewriter.getF32Type()));
-    }
+    Value global =
+        getGlobalScaleOrPlaceholder(rewriter, op, adaptor.getGlobalScale());
     ScaleLayoutCode layout = getScaleLayoutCode(scaleType);
     return calls.replaceWithCall(
         rewriter, op, ("fp8q_rt_quantize_v2_" + suffix).str(),

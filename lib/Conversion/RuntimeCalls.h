@@ -112,6 +112,19 @@ static_assert(static_cast<int32_t>(Kernel::CkBpreshuffle) ==
 
 /// State the patterns share: the module's symbols (entry points are
 /// declared on first use) and the ops an error was reported for.
+/// `global`, or (it is read only for NVFP4) a rank-0 f32 stack buffer at
+/// the start of `op`'s function standing in for it.
+inline Value getGlobalScaleOrPlaceholder(ConversionPatternRewriter &rewriter,
+                                         Operation *op, Value global) {
+  if (global)
+    return global;
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto func = op->getParentOfType<func::FuncOp>();
+  rewriter.setInsertionPointToStart(&func.getBody().front());
+  return memref::AllocaOp::create(rewriter, op->getLoc(),
+                                  MemRefType::get({}, rewriter.getF32Type()));
+}
+
 class RuntimeCalls {
 public:
   RuntimeCalls(ModuleOp module, bool device)

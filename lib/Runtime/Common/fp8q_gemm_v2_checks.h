@@ -91,16 +91,8 @@ inline int32_t checkGemmV2(const char *entry, const fp8q_memref_2d *q,
                            GemmV2Plan &p) {
   if (int32_t s = checkGemmArgs(entry, kernel, weightLayout))
     return s;
-  if (qType < 0 || qType >= FP8Q_Q_TYPE_COUNT)
-    return fail(entry, FP8Q_ERR_ARG,
-                "q_type %d is not an fp8q_q_type (0 = f8E4M3FN, 1 = "
-                "f8E4M3FNUZ, 2 = f8E5M2, 3 = f4E2M1FN)",
-                qType);
-  if (scaleType < 0 || scaleType >= FP8Q_SCALE_TYPE_COUNT)
-    return fail(entry, FP8Q_ERR_ARG,
-                "scale_type %d is not an fp8q_scale_type (0 = f32, 1 = "
-                "f8E8M0FNU, 2 = f8E4M3FN)",
-                scaleType);
+  if (int32_t s = checkTypeCodes(entry, qType, scaleType))
+    return s;
   p.format = gemmV2Format(qType, scaleType, group);
   if (!p.format)
     return fail(entry, FP8Q_ERR_ARG,
@@ -203,20 +195,9 @@ inline int32_t checkGemmV2(const char *entry, const fp8q_memref_2d *q,
     }
   }
   p.preshuffled = weightLayout == FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16;
-  if (contract.weight == FP8Q_WEIGHT_PRESHUFFLE_16X16 && !p.preshuffled) {
-    snprintf(msg, sizeof(msg),
-             "operand w of kernel %s must be preshuffle_16x16 but is plain",
-             contract.name);
+  if (weightLayoutMismatch(contract, p.preshuffled, msg, sizeof(msg)))
     if (int32_t s = violation())
       return s;
-  } else if (contract.weight == FP8Q_WEIGHT_PLAIN && p.preshuffled) {
-    snprintf(msg, sizeof(msg),
-             "operand w of kernel %s must be plain [N, K] but is "
-             "preshuffle_16x16",
-             contract.name);
-    if (int32_t s = violation())
-      return s;
-  }
 
   // A preshuffled weight is read by flat offset: memory safety, never
   // skipped.

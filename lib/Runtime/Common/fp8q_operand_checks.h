@@ -274,6 +274,24 @@ inline void describeScaleReq(const fp8q_kernel_contract &c, int64_t M,
     snprintf(buf, size, "col_major (strides (1, %lld))", (long long)ld);
 }
 
+/// True (with the message in `buf`) when the kernel's contract reads the
+/// other weight layout than the one given.
+inline bool weightLayoutMismatch(const fp8q_kernel_contract &c,
+                                 bool preshuffled, char *buf, size_t size) {
+  if (c.weight == FP8Q_WEIGHT_PRESHUFFLE_16X16 && !preshuffled)
+    snprintf(buf, size,
+             "operand w of kernel %s must be preshuffle_16x16 but is plain",
+             c.name);
+  else if (c.weight == FP8Q_WEIGHT_PLAIN && preshuffled)
+    snprintf(buf, size,
+             "operand w of kernel %s must be plain [N, K] but is "
+             "preshuffle_16x16",
+             c.name);
+  else
+    return false;
+  return true;
+}
+
 /// Validates the arguments of fp8q_gemm: scalar arguments, every operand
 /// descriptor and their shapes, then the kernel contract (x_scale strides,
 /// weight layout, fp8 flavour; with `unchecked` a violation only warns and
@@ -345,21 +363,11 @@ inline int32_t checkGemm(const char *entry, const fp8q_memref_2d *q,
       return s;
   }
   p.preshuffled = weightLayout == FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16;
-  if (contract.weight == FP8Q_WEIGHT_PRESHUFFLE_16X16 && !p.preshuffled) {
-    snprintf(msg, sizeof(msg),
-             "operand w of kernel %s must be preshuffle_16x16 but is plain",
-             kname);
+  if (weightLayoutMismatch(contract, p.preshuffled, msg, sizeof(msg))) {
     if (int32_t s = violation())
       return s;
-    p.preshuffled = true;
-  } else if (contract.weight == FP8Q_WEIGHT_PLAIN && p.preshuffled) {
-    snprintf(msg, sizeof(msg),
-             "operand w of kernel %s must be plain [N, K] but is "
-             "preshuffle_16x16",
-             kname);
-    if (int32_t s = violation())
-      return s;
-    p.preshuffled = false;
+    // Unchecked: read the weight as the kernel does.
+    p.preshuffled = !p.preshuffled;
   }
   if (p.preshuffled && ((N > 1 && wv.s0 != K) || wv.s1 != 1)) {
     snprintf(msg, sizeof(msg),

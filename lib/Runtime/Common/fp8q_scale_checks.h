@@ -81,12 +81,10 @@ inline int32_t checkScaleLayout(const char *entry, const char *name,
   return FP8Q_OK;
 }
 
-/// Checks the codes and their combination (SPEC v2's table): q_type,
-/// scale_type, the layout and its align, and, when `rounding` >= 0, the
-/// scale rounding.
-inline int32_t checkScaleFormat(const char *entry, int32_t qType,
-                                int32_t scaleType, int32_t rounding,
-                                int32_t layout, int64_t align) {
+/// Checks that q_type and scale_type are codes of fp8q_q_type and
+/// fp8q_scale_type.
+inline int32_t checkTypeCodes(const char *entry, int32_t qType,
+                              int32_t scaleType) {
   if (qType < 0 || qType >= FP8Q_Q_TYPE_COUNT)
     return fail(entry, FP8Q_ERR_ARG,
                 "q_type %d is not an fp8q_q_type (0 = f8E4M3FN, 1 = "
@@ -97,8 +95,19 @@ inline int32_t checkScaleFormat(const char *entry, int32_t qType,
                 "scale_type %d is not an fp8q_scale_type (0 = f32, 1 = "
                 "f8E8M0FNU, 2 = f8E4M3FN)",
                 scaleType);
-  if (int32_t s = checkScaleLayout(entry, "scale_layout", scaleType, layout,
-                                   align))
+  return FP8Q_OK;
+}
+
+/// Checks the codes and their combination (SPEC v2's table): q_type,
+/// scale_type, the layout and its align, and, when `rounding` >= 0, the
+/// scale rounding.
+inline int32_t checkScaleFormat(const char *entry, int32_t qType,
+                                int32_t scaleType, int32_t rounding,
+                                int32_t layout, int64_t align) {
+  if (int32_t s = checkTypeCodes(entry, qType, scaleType))
+    return s;
+  if (int32_t s =
+          checkScaleLayout(entry, "scale_layout", scaleType, layout, align))
     return s;
   if (scaleType == FP8Q_SCALE_F8E4M3FN && qType != FP8Q_Q_F4E2M1FN)
     return fail(entry, FP8Q_ERR_ARG,
@@ -241,8 +250,8 @@ inline int32_t checkScaleOperand(const char *entry, const char *name,
                 (long long)d->strides[1]);
   // Bound the allocation before computing it in int64: it is below
   // (M + max(align, 256)) * (G + 8) elements.
-  const __int128 bound = __int128(M + (align > 256 ? align : 256)) * (G + 8) *
-                         __int128(elt);
+  const __int128 bound =
+      __int128(M + (align > 256 ? align : 256)) * (G + 8) * __int128(elt);
   if (bound + d->offset * __int128(elt) > __int128(FP8Q_MAX_SPAN_BYTES))
     return fail(entry, FP8Q_ERR_SHAPE,
                 "operand %s: a [%lld, %lld] scale in layout %s would span "
