@@ -280,6 +280,16 @@ struct PreshuffleLowering : RuntimeCallPattern<BufferPreshuffleOp> {
   LogicalResult
   matchAndRewrite(BufferPreshuffleOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    auto wType = cast<MemRefType>(op.getW().getType());
+    if (isa<Float4E2M1FNType>(wType.getElementType())) {
+      // f4E2M1FN is permuted byte-wise; its descriptor counts codes.
+      Location loc = op.getLoc();
+      return calls.replaceWithCall(
+          rewriter, op, "fp8q_rt_preshuffle_v2",
+          {adaptor.getW(), adaptor.getDest(),
+           i32(rewriter, loc, getQTypeCode(wType.getElementType())),
+           i64(rewriter, loc, wType.getDimSize(1))});
+    }
     return calls.replaceWithCall(rewriter, op, "fp8q_rt_preshuffle",
                                  {adaptor.getW(), adaptor.getDest()});
   }

@@ -128,6 +128,14 @@ func.func @preshuffle_k(%w: memref<32x48xf8E4M3FN>, %p: memref<32x48xf8E4M3FN>) 
 
 // -----
 
+func.func @preshuffle_fp4_k(%w: memref<32x96xf4E2M1FN>, %p: memref<32x96xf4E2M1FN>) {
+  // expected-error @below {{preshuffle_16x16 of an f4E2M1FN weight permutes its [N, K / 2] bytes and needs N % 16 == 0 and K % 64 == 0, got N = 32, K = 96}}
+  fp8q.buffer.preshuffle %w, %p : memref<32x96xf4E2M1FN>, memref<32x96xf4E2M1FN>
+  return
+}
+
+// -----
+
 func.func @preshuffle_type(%w: memref<32x64xf8E4M3FN>, %p: memref<32x64xf8E4M3FNUZ>) {
   // expected-error @below {{dest element type 'f8E4M3FNUZ' must match w element type 'f8E4M3FN'}}
   fp8q.buffer.preshuffle %w, %p : memref<32x64xf8E4M3FN>, memref<32x64xf8E4M3FNUZ>

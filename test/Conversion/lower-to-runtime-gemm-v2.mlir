@@ -70,3 +70,17 @@ func.func @mxfp4_preshuffled(%q: memref<?x128xf4E2M1FN>, %xs: memref<?x4xf8E8M0F
         memref<32x128xf4E2M1FN>, memref<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, memref<?x32xbf16>
   return
 }
+
+// -----
+
+// An fp4 weight is preshuffled byte-wise: fp8q_rt_preshuffle_v2 with its
+// q_type (3, f4E2M1FN) and K in codes; fp8 keeps fp8q_rt_preshuffle.
+// CHECK-LABEL: func.func @preshuffle_fp4
+// CHECK: call @fp8q_rt_preshuffle_v2({{.*}}, %c3_i32, %c128_i64)
+// CHECK: call @fp8q_rt_preshuffle({{.*}}) : (memref<?x?xi8
+func.func @preshuffle_fp4(%w: memref<32x128xf4E2M1FN>, %p: memref<32x128xf4E2M1FN>,
+                          %w8: memref<32x128xf8E4M3FN>, %p8: memref<32x128xf8E4M3FN>) {
+  fp8q.buffer.preshuffle %w, %p : memref<32x128xf4E2M1FN>, memref<32x128xf4E2M1FN>
+  fp8q.buffer.preshuffle %w8, %p8 : memref<32x128xf8E4M3FN>, memref<32x128xf8E4M3FN>
+  return
+}

@@ -6,7 +6,8 @@
 //   MXFP8 E4M3: both scales swizzle_32_4_4 (cublas_mx's);
 //   MXFP8 E5M2: x_scale col_major, w_scale cdna4_mx;
 //   MXFP4: both scales cdna4_mx (aiter_mxfp4's), f4E2M1FN packed two per
-//     byte;
+//     byte, once with the reference kernel and once with aiter_mxfp4, whose
+//     weight the pipeline preshuffles byte-wise (fp8q_rt_preshuffle_v2);
 //   NVFP4: both scales swizzle_32_4_4, activation global 0.5 and weight
 //     global 0.25, the gemm given their product 0.125.
 // Inputs are v * p from integer formulas (@gen): v from E2M1's values (all
@@ -25,6 +26,7 @@
 // CHECK: MXFP8 E4M3: 3x24 match
 // CHECK: MXFP8 E5M2: 3x24 match
 // CHECK: MXFP4: 3x24 match
+// CHECK: MXFP4 aiter_mxfp4: 3x32 match
 // CHECK: NVFP4: 3x24 match
 
 module attributes {fp8q.target = #fp8q.target<arch = "gfx950", rocm = "7.2">} {
@@ -132,6 +134,19 @@ module attributes {fp8q.target = #fp8q.target<arch = "gfx950", rocm = "7.2">} {
     return %y : tensor<?x24xbf16>
   }
 
+  func.func @mxfp4_aiter(%x: tensor<?x128xbf16>, %wf: tensor<32x128xbf16>) -> tensor<?x32xbf16> {
+    %q, %s = fp8q.quantize %x {group_size = 32}
+        : tensor<?x128xbf16> -> tensor<?x128xf4E2M1FN>,
+          tensor<?x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
+    %w, %ws = fp8q.quantize %wf {group_size = 32}
+        : tensor<32x128xbf16> -> tensor<32x128xf4E2M1FN>,
+          tensor<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
+    %y = fp8q.gemm %q, %s, %w, %ws {kernel = #fp8q.kernel<aiter_mxfp4>}
+        : tensor<?x128xf4E2M1FN>, tensor<?x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+          tensor<32x128xf4E2M1FN>, tensor<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>> -> tensor<?x32xbf16>
+    return %y : tensor<?x32xbf16>
+  }
+
   func.func @nvfp4(%x: tensor<?x64xbf16>, %wf: tensor<24x64xbf16>) -> tensor<?x24xbf16> {
     %gx = arith.constant dense<0.5> : tensor<f32>
     %gw = arith.constant dense<0.25> : tensor<f32>
@@ -214,6 +229,14 @@ module attributes {fp8q.target = #fp8q.target<arch = "gfx950", rocm = "7.2">} {
     %cy = func.call @mxfp4(%cxc, %cwc) : (tensor<?x128xbf16>, tensor<24x128xbf16>) -> tensor<?x24xbf16>
     %cyd = tensor.cast %cy : tensor<?x24xbf16> to tensor<?x?xbf16>
     func.call @print(%cyd) : (tensor<?x?xbf16>) -> ()
+
+    // MXFP4 with aiter_mxfp4: the same formulas, 32 weight rows.
+    %ew = func.call @gen(%c32, %c128, %c1, %c32, %c1, %c1, %max6, %one, %two, %four)
+        : (index, index, index, index, index, index, f32, f32, f32, f32) -> tensor<?x?xbf16>
+    %ewc = tensor.cast %ew : tensor<?x?xbf16> to tensor<32x128xbf16>
+    %ey = func.call @mxfp4_aiter(%cxc, %ewc) : (tensor<?x128xbf16>, tensor<32x128xbf16>) -> tensor<?x32xbf16>
+    %eyd = tensor.cast %ey : tensor<?x32xbf16> to tensor<?x?xbf16>
+    func.call @print(%eyd) : (tensor<?x?xbf16>) -> ()
 
     // NVFP4: p = e4m3 block scale (0.75, 1.5, 1.25) * global (0.5; 0.25).
     %nx0 = arith.constant 0.375 : f32

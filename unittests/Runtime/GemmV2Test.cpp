@@ -369,6 +369,78 @@ TEST(GemmV2Operands, PreshuffledFp4Weight) {
   EXPECT_NE(plain.data, out.data);
 }
 
+/// fp8q_preshuffle_v2 permutes an fp4 weight's packed bytes as the test's
+/// own spelling of AITER's shuffle_weight (Codes::packPreshuffled) does,
+/// from a descriptor counting codes (the compiler's) or bytes (the C
+/// API's), and fp8q_unpreshuffle_v2 undoes it.
+TEST(PreshuffleV2, Fp4IsByteWise) {
+  Rng rng(5);
+  Codes plain(32, 128, /*fp4=*/true), want(32, 128, true);
+  for (uint8_t &c : plain.code)
+    c = uint8_t(rng.next() >> 28);
+  want.code = plain.code;
+  want.packPreshuffled();
+  for (bool countCodes : {true, false}) {
+    plain.pack(countCodes);
+    Codes dst(32, 128, true);
+    dst.pack(countCodes); // zero codes, the same descriptor kind
+    std::fill(dst.bytes.begin(), dst.bytes.end(), 0xA5);
+    ASSERT_EQ(fp8q_preshuffle_v2(plain.d(), dst.d(), FP8Q_Q_F4E2M1FN, 128),
+              FP8Q_OK)
+        << fp8q_last_error();
+    EXPECT_EQ(dst.bytes, want.bytes) << "countCodes " << countCodes;
+    Codes back(32, 128, true);
+    back.pack(countCodes);
+    ASSERT_EQ(fp8q_unpreshuffle_v2(dst.d(), back.d(), FP8Q_Q_F4E2M1FN, 128),
+              FP8Q_OK)
+        << fp8q_last_error();
+    EXPECT_EQ(back.bytes, plain.bytes);
+  }
+}
+
+/// fp8 codes take the v1 permutation.
+TEST(PreshuffleV2, Fp8IsThePerCodePermutation) {
+  Rng rng(6);
+  Codes w(16, 64, /*fp4=*/false), a(16, 64, false), b(16, 64, false);
+  for (uint8_t &c : w.code)
+    c = uint8_t(rng.next() >> 24);
+  w.pack();
+  a.pack();
+  b.pack();
+  ASSERT_EQ(fp8q_preshuffle_v2(w.d(), a.d(), FP8Q_Q_F8E5M2, 64), FP8Q_OK)
+      << fp8q_last_error();
+  ASSERT_EQ(fp8q_preshuffle(w.d(), b.d()), FP8Q_OK) << fp8q_last_error();
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_NE(a.bytes, w.bytes);
+}
+
+TEST(PreshuffleV2, Rejections) {
+  Codes w(16, 96, /*fp4=*/true), dst(16, 96, true);
+  w.pack(true);
+  dst.pack(true);
+  EXPECT_EQ(fp8q_preshuffle_v2(w.d(), dst.d(), FP8Q_Q_F4E2M1FN, 96),
+            FP8Q_ERR_SHAPE);
+  EXPECT_NE(
+      std::string(fp8q_last_error()).find("needs K % 64 == 0, got K = 96"),
+      std::string::npos)
+      << fp8q_last_error();
+  EXPECT_EQ(fp8q_preshuffle_v2(w.d(), dst.d(), 7, 96), FP8Q_ERR_ARG);
+  Codes v(16, 128, true), out(16, 128, true);
+  v.pack(true);
+  out.pack(true);
+  // 128 columns are neither K = 192 codes nor their 96 bytes.
+  EXPECT_EQ(fp8q_preshuffle_v2(v.d(), out.d(), FP8Q_Q_F4E2M1FN, 192),
+            FP8Q_ERR_SHAPE);
+  EXPECT_NE(std::string(fp8q_last_error())
+                .find("operand w has 128 columns: an f4E2M1FN row of K = 192 "
+                      "codes is 96 bytes (a descriptor counting bytes) or 192 "
+                      "codes"),
+            std::string::npos)
+      << fp8q_last_error();
+  EXPECT_EQ(fp8q_preshuffle_v2(nullptr, out.d(), FP8Q_Q_F4E2M1FN, 128),
+            FP8Q_ERR_NULL);
+}
+
 TEST(GemmV2Operands, GlobalScaleProductScalesNvfp4Only) {
   Problem p = smallProblem(4);
   p.q.pack();
@@ -566,6 +638,101 @@ TEST(GemmV2Checks, KernelContract) {
   expectRejected(u, FP8Q_ERR_CONTRACT,
                  "kernel deepgemm does not read FP8 1x128 UE8M0 operands", 0,
                  FP8Q_KERNEL_DEEPGEMM);
+}
+
+/// The SPEC v2 kernels accept their own scale layouts and reject every
+/// other, by the descriptor's kind and the declared layout, not by shape.
+/// Regression: gemm_v2 read the v1 x_scale order, which no padded layout
+/// meets, so aiter_mxfp4, cublas_mx and deepgemm_sm100 rejected the very
+/// layouts they read, and w_scale was never checked.
+TEST(GemmV2Checks, V2KernelsReadTheirOwnLayouts) {
+  const LayoutCase &row = kLayouts[0], &col = kLayouts[1], &pack4 = kLayouts[3],
+                   &swz = kLayouts[5], &cdna = kLayouts[6];
+  // aiter_mxfp4: MXFP4, both cdna4_mx, the fp4 weight preshuffled.
+  auto aiter = [&](const LayoutCase &xl, const LayoutCase &wl) {
+    Problem p(kFormats[3], 3, 32, 128, xl, wl);
+    p.randomize(21);
+    p.q.pack();
+    p.w.packPreshuffled();
+    p.xs.store();
+    p.ws.store();
+    return p;
+  };
+  Problem ok = aiter(cdna, cdna);
+  Buf2<uint16_t> out = Buf2<uint16_t>::rowMajor(ok.M, ok.N);
+  ASSERT_EQ(
+      ok.run(out, FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16, FP8Q_KERNEL_AITER_MXFP4),
+      FP8Q_OK)
+      << fp8q_last_error();
+  expectOutput(out, ok.reference(), ok.M, ok.N);
+  Problem rowX = aiter(row, cdna);
+  expectRejected(rowX, FP8Q_ERR_CONTRACT,
+                 "operand x_scale of kernel aiter_mxfp4 must be cdna4_mx (a "
+                 "padded descriptor, strides (0, 0)) but is declared "
+                 "row_major with strides (4, 1)",
+                 FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16, FP8Q_KERNEL_AITER_MXFP4);
+  Problem swzW = aiter(cdna, swz);
+  expectRejected(swzW, FP8Q_ERR_CONTRACT,
+                 "operand w_scale of kernel aiter_mxfp4 must be cdna4_mx (a "
+                 "padded descriptor, strides (0, 0)) but is declared "
+                 "swizzle_32_4_4 (a padded descriptor)",
+                 FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16, FP8Q_KERNEL_AITER_MXFP4);
+  Problem plainW = aiter(cdna, cdna);
+  plainW.w.pack();
+  expectRejected(plainW, FP8Q_ERR_CONTRACT, "kernel aiter_mxfp4", 0,
+                 FP8Q_KERNEL_AITER_MXFP4);
+
+  // cublas_mx: MXFP8 and NVFP4, both swizzle_32_4_4.
+  for (int format : {1, 4}) {
+    Problem p = packedProblem(format, swz, swz);
+    Buf2<uint16_t> o = Buf2<uint16_t>::rowMajor(p.M, p.N);
+    ASSERT_EQ(p.run(o, 0, FP8Q_KERNEL_CUBLAS_MX), FP8Q_OK)
+        << kFormats[format].name << ": " << fp8q_last_error();
+    expectOutput(o, p.reference(), p.M, p.N);
+    Problem bad = packedProblem(format, swz, row);
+    expectRejected(bad, FP8Q_ERR_CONTRACT,
+                   "operand w_scale of kernel cublas_mx must be "
+                   "swizzle_32_4_4 (a padded descriptor, strides (0, 0)) but "
+                   "is declared row_major with strides (4, 1)",
+                   0, FP8Q_KERNEL_CUBLAS_MX);
+  }
+
+  // deepgemm_sm100: UE8M0 per weight row, both col_major align 4 pack 4.
+  {
+    Problem p(kFormats[5], 4, 64, 256, pack4, pack4);
+    p.randomize(22);
+    p.q.pack();
+    p.w.pack();
+    p.xs.store();
+    p.ws.store();
+    Buf2<uint16_t> o = Buf2<uint16_t>::rowMajor(p.M, p.N);
+    ASSERT_EQ(p.run(o, 0, FP8Q_KERNEL_DEEPGEMM_SM100), FP8Q_OK)
+        << fp8q_last_error();
+    expectOutput(o, p.reference(), p.M, p.N);
+    Problem bad(kFormats[5], 4, 64, 256, col, pack4);
+    bad.randomize(22);
+    bad.q.pack();
+    bad.w.pack();
+    bad.xs.store();
+    bad.ws.store();
+    expectRejected(bad, FP8Q_ERR_CONTRACT,
+                   "operand x_scale of kernel deepgemm_sm100 must be "
+                   "col_major pack = 4 align 4 (a padded descriptor, strides "
+                   "(0, 0)) but is declared col_major with strides (1, 4)",
+                   0, FP8Q_KERNEL_DEEPGEMM_SM100);
+  }
+
+  // triton reads strided scales only: a padded x_scale of the same [M, G]
+  // shape is refused (mori 662: shape cannot tell them apart).
+  Problem t = packedProblem(1, col, row);
+  Buf2<uint16_t> to = Buf2<uint16_t>::rowMajor(t.M, t.N);
+  ASSERT_EQ(t.run(to, 0, FP8Q_KERNEL_TRITON), FP8Q_OK) << fp8q_last_error();
+  Problem tp = packedProblem(1, swz, row);
+  expectRejected(tp, FP8Q_ERR_CONTRACT,
+                 "operand x_scale of kernel triton must be a strided layout "
+                 "(row_major or col_major) but is declared swizzle_32_4_4 (a "
+                 "padded descriptor)",
+                 0, FP8Q_KERNEL_TRITON);
 }
 
 } // namespace

@@ -298,6 +298,16 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_materialize_v2(
     fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
     int32_t src_layout, int64_t src_align, int32_t dst_layout,
     int64_t dst_align);
+/// preshuffle_16x16 of a weight of any q_type (fp8q_q_type) with K codes
+/// per row: fp8 as _mlir_ciface_fp8q_rt_preshuffle; f4E2M1FN byte-wise,
+/// its [N, K / 2] packed bytes permuted as an [N, K / 2] fp8 weight's
+/// (AITER's shuffle_weight for fp4; N % 16 == 0, K % 64 == 0). An
+/// f4E2M1FN descriptor counts codes ([N, K], the compiler's) or bytes
+/// ([N, K / 2]); dst is dense.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_preshuffle_v2(fp8q_memref_2d *w,
+                                                          fp8q_memref_2d *dst,
+                                                          int32_t q_type,
+                                                          int64_t k);
 /// Block-scaled GEMM of SPEC v2's formats (docs/RuntimeABI.md, "v2
 /// GEMM"): out[m, n] = bf16(global * sum_g xs[m, g] * ws[n / b, g'] *
 /// sum_{k in group g} q[m, k] * w[n, k]), fp32 accumulation.
@@ -410,6 +420,13 @@ FP8Q_RT_EXPORT int32_t fp8q_materialize_v2(fp8q_memref_2d *src,
                                            int32_t src_layout, int64_t src_align,
                                            int32_t dst_layout,
                                            int64_t dst_align);
+FP8Q_RT_EXPORT int32_t fp8q_preshuffle_v2(fp8q_memref_2d *w,
+                                          fp8q_memref_2d *dst, int32_t q_type,
+                                          int64_t k);
+/// Inverse of fp8q_preshuffle_v2: dense permuted src -> plain dst.
+FP8Q_RT_EXPORT int32_t fp8q_unpreshuffle_v2(fp8q_memref_2d *src,
+                                            fp8q_memref_2d *dst,
+                                            int32_t q_type, int64_t k);
 FP8Q_RT_EXPORT int32_t fp8q_gemm_v2(
     fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
     fp8q_memref_2d *w_scale, fp8q_memref_0d *global_scale, fp8q_memref_2d *out,
@@ -524,6 +541,10 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_materialize_v2(
     fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
     int32_t src_layout, int64_t src_align, int32_t dst_layout,
     int64_t dst_align, void *stream);
+/// preshuffle_v2 on the device (f4E2M1FN byte-wise, as on the host).
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_preshuffle_v2(
+    fp8q_memref_2d *w, fp8q_memref_2d *dst, int32_t q_type, int64_t k,
+    void *stream);
 /// The check a device-mode step makes at its entry for memref argument
 /// #arg_index: the `span_bytes` at `aligned_ptr` (0: an empty operand, any
 /// pointer) are device memory of the current device, and `stream` is a

@@ -253,10 +253,18 @@ LogicalResult BufferPreshuffleOp::verify() {
     return emitOpError() << "w must have a static shape [N, K], got ["
                          << formatShape(wType.getShape()) << "]";
   int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
-  if (!fp8q_preshuffle_tiles_ok(n, k))
+  if (isa<Float4E2M1FNType>(wType.getElementType())) {
+    // The packed [N, K / 2] bytes are what is permuted.
+    if (k % 2 != 0 || !fp8q_preshuffle_tiles_ok(n, k / 2))
+      return emitOpError() << "preshuffle_16x16 of an f4E2M1FN weight "
+                              "permutes its [N, K / 2] bytes and needs "
+                              "N % 16 == 0 and K % 64 == 0, got N = "
+                           << n << ", K = " << k;
+  } else if (!fp8q_preshuffle_tiles_ok(n, k)) {
     return emitOpError() << "preshuffle_16x16 needs N % 16 == 0 and "
                             "K % 32 == 0, got N = "
                          << n << ", K = " << k;
+  }
   if (elementTypeOf(getDest()) != wType.getElementType())
     return emitOpError() << "dest element type " << elementTypeOf(getDest())
                          << " must match w element type "

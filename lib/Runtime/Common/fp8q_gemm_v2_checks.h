@@ -72,6 +72,74 @@ struct GemmV2Plan {
   float global = 1.0f;
 };
 
+/// 1 when scale view `v` addresses, for every (m, g), the bytes that
+/// requirement `req` names, and allocates as much (SPEC v2's equality by
+/// bytes addressed). A strided requirement is met only by a strided
+/// descriptor and a padded one only by a padded descriptor.
+inline bool scaleMeetsReq(const fp8q_scale_req &req, const ScaleView &v) {
+  if (req.kind == FP8Q_SCALE_REQ_ANY)
+    return true;
+  if (req.kind == FP8Q_SCALE_REQ_STRIDED)
+    return !v.padded;
+  int64_t s0, s1;
+  if (fp8q_scale_layout_strides(req.layout, req.align, v.M, v.G, &s0, &s1))
+    return !v.padded && (v.M == 1 || v.s0 == s0) && (v.G == 1 || v.s1 == s1);
+  if (!v.padded)
+    return false;
+  if (v.layout == req.layout &&
+      (!fp8q_scale_layout_has_align(req.layout) || v.align == req.align))
+    return true;
+  // Another padded layout may still address the same bytes (pack4 with
+  // align 1 and align 4 when M % 4 == 0).
+  if (fp8q_scale_layout_alloc(req.layout, req.align, v.M, v.G) != v.alloc)
+    return false;
+  for (int64_t m = 0; m < v.M; ++m)
+    for (int64_t g = 0; g < v.G; ++g)
+      if (fp8q_scale_offset(req.layout, req.align, v.M, v.G, m, g) !=
+          v.offset(m, g))
+        return false;
+  return true;
+}
+
+/// Spells requirement `req` of an [M, G] scale for messages.
+inline void describeScaleReq(const fp8q_scale_req &req, int64_t M, int64_t G,
+                             char *buf, size_t size) {
+  if (req.kind == FP8Q_SCALE_REQ_ANY) {
+    snprintf(buf, size, "any layout");
+    return;
+  }
+  if (req.kind == FP8Q_SCALE_REQ_STRIDED) {
+    snprintf(buf, size, "a strided layout (row_major or col_major)");
+    return;
+  }
+  char name[48];
+  if (fp8q_scale_layout_has_align(req.layout) && req.align > 1)
+    snprintf(name, sizeof(name), "%s align %lld",
+             fp8q_scale_layout_name(req.layout), (long long)req.align);
+  else
+    snprintf(name, sizeof(name), "%s", fp8q_scale_layout_name(req.layout));
+  int64_t s0, s1;
+  if (fp8q_scale_layout_strides(req.layout, req.align, M, G, &s0, &s1))
+    snprintf(buf, size, "%s (strides (%lld, %lld))", name, (long long)s0,
+             (long long)s1);
+  else
+    snprintf(buf, size, "%s (a padded descriptor, strides (0, 0))", name);
+}
+
+/// Spells what scale view `v` is, for messages.
+inline void describeScaleView(const ScaleView &v, char *buf, size_t size) {
+  if (!v.padded)
+    snprintf(buf, size, "declared %s with strides (%lld, %lld)",
+             fp8q_scale_layout_name(v.layout), (long long)v.s0,
+             (long long)v.s1);
+  else if (fp8q_scale_layout_has_align(v.layout) && v.align > 1)
+    snprintf(buf, size, "declared %s align %lld (a padded descriptor)",
+             fp8q_scale_layout_name(v.layout), (long long)v.align);
+  else
+    snprintf(buf, size, "declared %s (a padded descriptor)",
+             fp8q_scale_layout_name(v.layout));
+}
+
 /// Validates the arguments of gemm_v2 in this order: the codes (kernel,
 /// weight layout, q_type, scale_type, the format they make with
 /// group_size, both scale layouts and aligns); x_scale, whose sizes are
@@ -179,20 +247,27 @@ inline int32_t checkGemmV2(const char *entry, const fp8q_memref_2d *q,
     if (int32_t s = violation())
       return s;
   }
-  if (contract.x_scale != FP8Q_SCALE_ANY) {
-    const ScaleView &xv = p.xScale;
-    if (xv.padded ||
-        !fp8q_scale_strides_ok(fp8q_kernel(kernel), p.M, p.G, xv.s0, xv.s1)) {
-      char req[96];
-      describeScaleReq(contract, p.M, p.G, req, sizeof(req));
-      snprintf(msg, sizeof(msg),
-               "operand x_scale of kernel %s must be %s but is declared %s "
-               "with strides (%lld, %lld)",
-               contract.name, req, fp8q_scale_layout_name(xLayout),
-               (long long)xv.s0, (long long)xv.s1);
-      if (int32_t s = violation())
-        return s;
-    }
+  // Each scale against the kernel's requirement in the one layout algebra
+  // (x_scale_layout / w_scale_layout), by the bytes addressed: a padded
+  // buffer is never accepted where a strided one is read, or the reverse,
+  // whatever its shape (mori 662).
+  const char *names[2] = {"x_scale", "w_scale"};
+  const fp8q_scale_req *reqs[2] = {&contract.x_scale_layout,
+                                   &contract.w_scale_layout};
+  const ScaleView *views[2] = {&p.xScale, &p.wScale};
+  for (int i = 0; i < 2; ++i) {
+    if (scaleMeetsReq(*reqs[i], *views[i]))
+      continue;
+    const ScaleView &v = *views[i];
+    char want[96], got[96];
+    describeScaleReq(*reqs[i], v.M, v.G, want, sizeof(want));
+    describeScaleView(v, got, sizeof(got));
+    snprintf(msg, sizeof(msg),
+             "operand %s of kernel %s must be %s but is %s; materialize it to "
+             "the kernel's layout (fp8q_rt_materialize_v2)",
+             names[i], contract.name, want, got);
+    if (int32_t s = violation())
+      return s;
   }
   p.preshuffled = weightLayout == FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16;
   if (weightLayoutMismatch(contract, p.preshuffled, msg, sizeof(msg)))

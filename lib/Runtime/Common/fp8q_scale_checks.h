@@ -263,21 +263,24 @@ inline int32_t checkScaleOperand(const char *entry, const char *name,
   return FP8Q_OK;
 }
 
-/// Validates a quantized operand (quantize_v2's q, gemm_v2's q and w):
-/// `rows` x `K` codes of `qType` (rows < 0: any). fp8 is one byte per code,
-/// sizes [rows, K]. f4E2M1FN packs two codes per byte (element 2i in the low
-/// nibble) and its descriptor counts either bytes, sizes [rows, K / 2] and
-/// strides in bytes (the C API), or codes, sizes [rows, K] with a unit column
-/// stride and an even offset and row stride (MLIR's memref of f4E2M1FN, lowered
-/// by the compiler as a code-counted i8 descriptor). Fills `v` with the
-/// byte view either way.
-inline int32_t checkCodesOperand(const char *entry, const char *name,
-                                 const fp8q_memref_2d *d, int32_t qType,
-                                 int64_t rows, int64_t K, Access access,
-                                 View2 &v) {
-  if (qType != FP8Q_Q_F4E2M1FN || !d || d->sizes[1] != K)
-    return checkOperand(entry, name, d, 1, rows,
-                        qType == FP8Q_Q_F4E2M1FN ? K / 2 : K, access, v);
+/// Rewrites the descriptor of `rows` x `K` codes of `qType` as a descriptor
+/// of its bytes into `bytes`. fp8 is one byte per code, sizes [rows, K], and
+/// is copied as is. f4E2M1FN packs two codes per byte (element 2i in the
+/// low nibble) and its descriptor counts either bytes, sizes [rows, K / 2]
+/// and strides in bytes (the C API), or codes, sizes [rows, K] with a unit
+/// column stride and an even offset and row stride (MLIR's memref of
+/// f4E2M1FN, lowered by the compiler as a code-counted i8 descriptor), which
+/// is halved. Only what the halving needs is checked here; the byte view is
+/// checked by checkOperand.
+inline int32_t codesAsBytes(const char *entry, const char *name,
+                            const fp8q_memref_2d *d, int32_t qType, int64_t K,
+                            fp8q_memref_2d &bytes) {
+  if (!d)
+    return fail(entry, FP8Q_ERR_NULL, "operand %s: descriptor pointer is null",
+                name);
+  bytes = *d;
+  if (qType != FP8Q_Q_F4E2M1FN || d->sizes[1] != K)
+    return FP8Q_OK;
   const bool multiRow = d->sizes[0] > 1;
   if (d->strides[1] != 1 || d->offset % 2 != 0 ||
       (multiRow && d->strides[0] % 2 != 0))
@@ -289,11 +292,66 @@ inline int32_t checkCodesOperand(const char *entry, const char *name,
                 name, (long long)d->sizes[0], (long long)d->sizes[1],
                 (long long)d->offset, (long long)d->strides[0],
                 (long long)d->strides[1]);
-  fp8q_memref_2d bytes = *d;
   bytes.offset = d->offset / 2;
   bytes.sizes[1] = K / 2;
   bytes.strides[0] = d->strides[0] / 2;
-  return checkOperand(entry, name, &bytes, 1, rows, K / 2, access, v);
+  return FP8Q_OK;
+}
+
+/// Validates a quantized operand (quantize_v2's q, gemm_v2's q and w):
+/// `rows` x `K` codes of `qType` (rows < 0: any), counted as codesAsBytes
+/// says. Fills `v` with the byte view either way.
+inline int32_t checkCodesOperand(const char *entry, const char *name,
+                                 const fp8q_memref_2d *d, int32_t qType,
+                                 int64_t rows, int64_t K, Access access,
+                                 View2 &v) {
+  fp8q_memref_2d bytes;
+  if (int32_t s = codesAsBytes(entry, name, d, qType, K, bytes))
+    return s;
+  return checkOperand(entry, name, &bytes, 1, rows,
+                      qType == FP8Q_Q_F4E2M1FN ? K / 2 : K, access, v);
+}
+
+/// Checks the codes of preshuffle_v2 / unpreshuffle_v2 (q_type, K) and
+/// rewrites `src` and `dst` as byte descriptors for the byte-wise
+/// preshuffle_16x16: fp8 is shuffled per code, f4E2M1FN per byte of its
+/// [N, K / 2] packed rows (AITER's shuffle_weight), so K % 64 == 0.
+inline int32_t preshuffleBytes(const char *entry, const fp8q_memref_2d *src,
+                               const fp8q_memref_2d *dst, int32_t qType,
+                               int64_t K, fp8q_memref_2d &srcBytes,
+                               fp8q_memref_2d &dstBytes) {
+  if (qType < 0 || qType >= FP8Q_Q_TYPE_COUNT)
+    return fail(entry, FP8Q_ERR_ARG,
+                "q_type %d is not an fp8q_q_type (0 = f8E4M3FN, 1 = "
+                "f8E4M3FNUZ, 2 = f8E5M2, 3 = f4E2M1FN)",
+                qType);
+  if (qType == FP8Q_Q_F4E2M1FN && (K <= 0 || K % 64 != 0))
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "preshuffle_16x16 of an f4E2M1FN weight shuffles its [N, K / "
+                "2] bytes and needs K %% 64 == 0, got K = %lld",
+                (long long)K);
+  if (int32_t s = codesAsBytes(entry, "w", src, qType, K, srcBytes))
+    return s;
+  if (int32_t s = codesAsBytes(entry, "dst", dst, qType, K, dstBytes))
+    return s;
+  const int64_t kBytes = qType == FP8Q_Q_F4E2M1FN ? K / 2 : K;
+  const char *names[2] = {"w", "dst"};
+  const fp8q_memref_2d *views[2] = {&srcBytes, &dstBytes};
+  for (int i = 0; i < 2; ++i) {
+    if (views[i]->sizes[1] == kBytes)
+      continue;
+    if (qType == FP8Q_Q_F4E2M1FN)
+      return fail(entry, FP8Q_ERR_SHAPE,
+                  "operand %s has %lld columns: an f4E2M1FN row of K = %lld "
+                  "codes is %lld bytes (a descriptor counting bytes) or %lld "
+                  "codes",
+                  names[i], (long long)views[i]->sizes[1], (long long)K,
+                  (long long)kBytes, (long long)K);
+    return fail(entry, FP8Q_ERR_SHAPE,
+                "operand %s has %lld columns, expected K = %lld", names[i],
+                (long long)views[i]->sizes[1], (long long)K);
+  }
+  return FP8Q_OK;
 }
 
 /// Validates the descriptor of the NVFP4 global scale (rank-0 f32):

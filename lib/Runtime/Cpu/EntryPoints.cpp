@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuRuntime.h"
+#include "fp8q_scale_checks.h"
 
 #include <cstdlib>
 
@@ -149,12 +150,10 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_dequantize_v2(
                                    layout_align));
 }
 
-FP8Q_RT_EXPORT int32_t fp8q_materialize_v2(fp8q_memref_2d *src,
-                                           fp8q_memref_2d *dst,
-                                           int32_t scale_type,
-                                           int32_t src_layout, int64_t src_align,
-                                           int32_t dst_layout,
-                                           int64_t dst_align) {
+FP8Q_RT_EXPORT int32_t
+fp8q_materialize_v2(fp8q_memref_2d *src, fp8q_memref_2d *dst,
+                    int32_t scale_type, int32_t src_layout, int64_t src_align,
+                    int32_t dst_layout, int64_t dst_align) {
   return materializeV2Impl("fp8q_rt_materialize_v2", src, dst, scale_type,
                            src_layout, src_align, dst_layout, dst_align);
 }
@@ -163,8 +162,8 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_materialize_v2(
     fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
     int32_t src_layout, int64_t src_align, int32_t dst_layout,
     int64_t dst_align) {
-  return orExit(fp8q_materialize_v2(src, dst, scale_type, src_layout,
-                                    src_align, dst_layout, dst_align));
+  return orExit(fp8q_materialize_v2(src, dst, scale_type, src_layout, src_align,
+                                    dst_layout, dst_align));
 }
 
 //===-- materialize, preshuffle -------------------------------------------===//
@@ -191,6 +190,38 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_preshuffle(fp8q_memref_2d *w,
 FP8Q_RT_EXPORT int32_t fp8q_unpreshuffle(fp8q_memref_2d *src,
                                          fp8q_memref_2d *dst) {
   return preshuffleImpl("fp8q_unpreshuffle", src, dst, /*inverse=*/true);
+}
+
+/// preshuffle_v2: the codes checked and the descriptors rewritten as bytes,
+/// then the byte-wise permutation of fp8q_preshuffle.
+static int32_t preshuffleV2(const char *entry, fp8q_memref_2d *src,
+                            fp8q_memref_2d *dst, int32_t qType, int64_t k,
+                            bool inverse) {
+  clearError();
+  fp8q_memref_2d srcBytes, dstBytes;
+  if (int32_t s =
+          preshuffleBytes(entry, src, dst, qType, k, srcBytes, dstBytes))
+    return s;
+  return preshuffleImpl(entry, &srcBytes, &dstBytes, inverse);
+}
+
+FP8Q_RT_EXPORT int32_t fp8q_preshuffle_v2(fp8q_memref_2d *w,
+                                          fp8q_memref_2d *dst, int32_t q_type,
+                                          int64_t k) {
+  return preshuffleV2("fp8q_rt_preshuffle_v2", w, dst, q_type, k, false);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_preshuffle_v2(fp8q_memref_2d *w,
+                                                          fp8q_memref_2d *dst,
+                                                          int32_t q_type,
+                                                          int64_t k) {
+  return orExit(fp8q_preshuffle_v2(w, dst, q_type, k));
+}
+
+FP8Q_RT_EXPORT int32_t fp8q_unpreshuffle_v2(fp8q_memref_2d *src,
+                                            fp8q_memref_2d *dst, int32_t q_type,
+                                            int64_t k) {
+  return preshuffleV2("fp8q_unpreshuffle_v2", src, dst, q_type, k, true);
 }
 
 //===-- gemm --------------------------------------------------------------===//

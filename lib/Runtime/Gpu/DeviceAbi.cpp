@@ -205,6 +205,16 @@ int32_t _mlir_ciface_fp8q_rt_device_preshuffle(fp8q_memref_2d *w,
   });
 }
 
+int32_t _mlir_ciface_fp8q_rt_device_preshuffle_v2(fp8q_memref_2d *w,
+                                                  fp8q_memref_2d *dst,
+                                                  int32_t qType, int64_t k,
+                                                  void *stream) {
+  return guarded([&] {
+    DeviceExec ex("fp8q_rt_device_preshuffle_v2", stream);
+    return preshuffleV2Op(ex, w, dst, qType, k, false);
+  });
+}
+
 int32_t _mlir_ciface_fp8q_rt_device_gemm(fp8q_memref_2d *q, fp8q_memref_2d *xs,
                                          fp8q_memref_2d *w, fp8q_memref_2d *ws,
                                          fp8q_memref_2d *out, int32_t kernel,

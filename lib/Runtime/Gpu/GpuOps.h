@@ -93,6 +93,10 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
 int32_t materializeV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
                         int32_t scaleType, int32_t srcLayout, int64_t srcAlign,
                         int32_t dstLayout, int64_t dstAlign);
+/// preshuffle_v2: fp8 as preshuffleOp, f4E2M1FN byte-wise over its packed
+/// [N, K / 2] rows (fp8q_scale_checks.h preshuffleBytes).
+int32_t preshuffleV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
+                       int32_t qType, int64_t k, bool inverse);
 
 /// The calling thread's sticky device-mode status (0 when clear): once a
 /// device entry point or an mgpu* wrapper fails, later ones in the thread

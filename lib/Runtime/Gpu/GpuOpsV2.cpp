@@ -187,6 +187,15 @@ int32_t launchMaterializeV2(Exec &ex, const ScaleView &s, const void *src,
 
 } // namespace
 
+int32_t preshuffleV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
+                       int32_t qType, int64_t k, bool inverse) {
+  fp8q_memref_2d srcBytes, dstBytes;
+  if (int32_t s = fp8q::rt::preshuffleBytes(ex.entry, src, dst, qType, k,
+                                            srcBytes, dstBytes))
+    return s;
+  return preshuffleOp(ex, &srcBytes, &dstBytes, inverse);
+}
+
 int32_t materializeV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
                         int32_t scaleType, int32_t srcLayout, int64_t srcAlign,
                         int32_t dstLayout, int64_t dstAlign) {

@@ -33,6 +33,7 @@ def Fp8q_ScaleMemRef : MemRefRankOf<[F32], [2]>;
 def Fp8q_QMemRef : MemRefRankOf<[Fp8q_QElem], [2]>;
 def Fp8q_AnyScaleMemRef : MemRefRankOf<[Fp8q_ScaleElem], [2]>;
 def Fp8q_OutMemRef : MemRefRankOf<[BF16], [2]>;
+def Fp8q_WeightMemRef : MemRefRankOf<[Fp8q_Float8, F4E2M1FN], [2]>;
 
 def Fp8q_BufferQuantizeOp : Fp8q_BufferOp<"quantize",
     [AttrSizedOperandSegments]> {
@@ -201,19 +202,21 @@ def Fp8q_BufferMaterializeOp : Fp8q_BufferOp<"materialize"> {
 }
 
 def Fp8q_BufferPreshuffleOp : Fp8q_BufferOp<"preshuffle"> {
-  let summary = "write an FP8 weight in the preshuffle_16x16 byte order";
+  let summary = "write a weight in the preshuffle_16x16 byte order";
   let description = [{
     Reads the row-major [N, K] weight w and writes its bytes permuted per
     `#fp8q.weight_layout<preshuffle_16x16>` into dest (a plain [N, K]
-    buffer).
+    buffer). An f4E2M1FN weight is permuted byte-wise: its [N, K / 2]
+    packed bytes move as an [N, K / 2] fp8 weight's would (AITER's
+    shuffle_weight for fp4), so K % 64 == 0.
 
     ```mlir
     fp8q.buffer.preshuffle %w, %p : memref<320x256xf8E4M3FN>,
                                     memref<320x256xf8E4M3FN>
     ```
   }];
-  let arguments = (ins Arg<Fp8q_Fp8MemRef, "weight", [MemRead]>:$w,
-                       Arg<Fp8q_Fp8MemRef, "destination", [MemWrite]>:$dest);
+  let arguments = (ins Arg<Fp8q_WeightMemRef, "weight", [MemRead]>:$w,
+                       Arg<Fp8q_WeightMemRef, "destination", [MemWrite]>:$dest);
   let assemblyFormat = "$w `,` $dest attr-dict `:` type($w) `,` type($dest)";
 }
 
