@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FoldConstantScales.h"
+
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
@@ -69,8 +71,8 @@ std::string describeFp8qOnlyStorage(Type type) {
 /// strided form (a slice, a copy, an elementwise op) and misread it.
 bool carriesPaddedScale(Operation *op) {
   return isa<fp8q::Fp8qDialect>(op->getDialect()) ||
-         isa<func::CallOp, func::ReturnOp, scf::YieldOp, scf::ForOp,
-             scf::IfOp, scf::WhileOp, scf::ConditionOp>(op);
+         isa<func::CallOp, func::ReturnOp, scf::YieldOp, scf::ForOp, scf::IfOp,
+             scf::WhileOp, scf::ConditionOp>(op);
 }
 
 /// Rejects, at their location, ops that produce or use a tensor in a
@@ -81,8 +83,8 @@ LogicalResult rejectUncarriedPaddedScales(ModuleOp module) {
   module.walk([&](Operation *op) {
     if (failed || carriesPaddedScale(op) || isa<func::FuncOp>(op))
       return;
-    for (Value value : llvm::concat<Value>(op->getOperands(),
-                                           op->getResults())) {
+    for (Value value :
+         llvm::concat<Value>(op->getOperands(), op->getResults())) {
       std::string what = describeFp8qOnlyStorage(value.getType());
       if (what.empty())
         continue;
@@ -103,14 +105,15 @@ struct BufferizePass : public fp8q::impl::BufferizeBase<BufferizePass> {
     ModuleOp module = getOperation();
     if (failed(rejectUncarriedPaddedScales(module)))
       return signalPassFailure();
+
+    markPublicArgumentsReadOnly(module);
+    numConstantScalesFolded += fp8q::foldConstantScaleLayouts(module);
     module.walk([&](fp8q::MaterializeOp op) {
       if (op.isNoCopy())
         ++numMaterializeViews;
       else
         ++numMaterializeCopies;
     });
-
-    markPublicArgumentsReadOnly(module);
 
     bufferization::OneShotBufferizationOptions options;
     fp8q::configureFp8qBufferization(options);

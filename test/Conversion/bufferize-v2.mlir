@@ -89,3 +89,41 @@ func.func @nvfp4_gemm(%q: tensor<4x64xf4E2M1FN>, %s: tensor<4x4xf8E4M3FN, #fp8q.
         tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN> -> tensor<4x32xbf16>
   return %y : tensor<4x32xbf16>
 }
+
+// -----
+
+// A constant weight scale materialized into a kernel's padded layout and
+// read only by a gemm is laid out at compile time: a private constant
+// global of the layout's whole allocation (cdna4_mx of [32, 4]:
+// roundup(32, 256) * roundup(4, 8) = 2048 bytes), viewed in the layout; no
+// fp8q.buffer.materialize is left for it.
+// CHECK: memref.global "private" constant @__fp8q_scale : memref<2048xf8E8M0FNU> = dense<
+// CHECK-NOT: @__constant_32x4
+// CHECK-LABEL: func.func @constant_w_scale
+// CHECK: %[[G:.*]] = memref.get_global @__fp8q_scale : memref<2048xf8E8M0FNU>
+// CHECK: %[[WS:.*]] = memref.reinterpret_cast %[[G]] to offset: [0], sizes: [32, 4], strides: [0, 0] : memref<2048xf8E8M0FNU> to memref<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
+// CHECK-NOT: fp8q.buffer.materialize
+// CHECK: fp8q.buffer.gemm %{{.*}}, %{{.*}}, %{{.*}}, %[[WS]], %{{.*}} {kernel = #fp8q.kernel<reference>}
+func.func @constant_w_scale(%q: tensor<4x128xf4E2M1FN>, %xs: tensor<4x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+                            %w: tensor<32x128xf4E2M1FN>) -> tensor<4x32xbf16> {
+  %c = arith.constant dense<2.0> : tensor<32x4xf8E8M0FNU>
+  %ws = fp8q.materialize %c : tensor<32x4xf8E8M0FNU> -> tensor<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
+  %y = fp8q.gemm %q, %xs, %w, %ws {kernel = #fp8q.kernel<reference>}
+      : tensor<4x128xf4E2M1FN>, tensor<4x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>,
+        tensor<32x128xf4E2M1FN>, tensor<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>> -> tensor<4x32xbf16>
+  return %y : tensor<4x32xbf16>
+}
+
+// -----
+
+// A constant scale whose materialization escapes (returned: the caller
+// may write it) stays a copy into a fresh allocation.
+// CHECK-NOT: @__fp8q_scale
+// CHECK-LABEL: func.func @constant_scale_returned
+// CHECK-NOT: @__fp8q_scale
+// CHECK: fp8q.buffer.materialize
+func.func @constant_scale_returned() -> tensor<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>> {
+  %c = arith.constant dense<2.0> : tensor<32x4xf8E8M0FNU>
+  %ws = fp8q.materialize %c : tensor<32x4xf8E8M0FNU> -> tensor<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
+  return %ws : tensor<32x4xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
+}

@@ -20,7 +20,11 @@ def Bufferize : Pass<"fp8q-bufferize", "mlir::ModuleOp"> {
     between equal layouts becomes a view, never a copy. A public function's
     tensor arguments are read-only (its signature is an ABI): results are
     never written into them unless the argument is marked
-    `bufferization.writable = true`.
+    `bufferization.writable = true`. A constant scale materialized into a
+    kernel's layout and read only by gemms is laid out at compile time
+    instead of copied at run time: a private constant `memref.global` holds
+    the layout's whole allocation in stored order (padding 0), viewed in
+    the layout (lib/Conversion/FoldConstantScales.cpp).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect",
@@ -29,7 +33,9 @@ def Bufferize : Pass<"fp8q-bufferize", "mlir::ModuleOp"> {
     Statistic<"numMaterializeCopies", "materialize-copies",
               "fp8q.materialize ops that became copies">,
     Statistic<"numMaterializeViews", "materialize-views",
-              "fp8q.materialize ops between equal layouts that became views">
+              "fp8q.materialize ops between equal layouts that became views">,
+    Statistic<"numConstantScalesFolded", "constant-scales-folded",
+              "constant scales laid out at compile time (no copy)">
   ];
 }
 
