@@ -8,6 +8,7 @@
 
 #include "DecodeGemm.hip"
 #include "GemmBlockScale.hip"
+#include "GemmV2.hip"
 #include "Materialize.hip"
 #include "MaterializeV2.hip"
 #include "Preshuffle.hip"

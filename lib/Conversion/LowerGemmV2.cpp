@@ -5,8 +5,8 @@
 // (scales as v2 scale descriptors, f4E2M1FN as code-counted descriptors),
 // NVFP4's product of the global scales, and the codes of the format, of
 // each scale's layout and of the weight layout, all from the operand
-// types (fp8q_formats.h / fp8q_runtime.h). The device runtimes have no v2
-// GEMM: in device execution the op is a located error.
+// types (fp8q_formats.h / fp8q_runtime.h). In device execution the same
+// call is fp8q_rt_device_gemm_v2 on the step's stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,13 +19,6 @@ namespace fp8q::lowering {
 LogicalResult lowerGemmV2(BufferGemmOp op, BufferGemmOp::Adaptor adaptor,
                           ConversionPatternRewriter &rewriter,
                           RuntimeCalls &calls, Kernel kernel) {
-  if (calls.isDevice()) {
-    calls.report(op) << "multiplies SPEC v2 operands, and the device "
-                        "runtimes have no v2 GEMM entry point yet: compile "
-                        "this step for host execution (the CPU runtime's "
-                        "fp8q_rt_gemm_v2), or keep FP8 1x128 with f32 scales";
-    return failure();
-  }
   Location loc = op.getLoc();
   auto qType = cast<MemRefType>(op.getQ().getType());
   auto xsType = cast<MemRefType>(op.getXScale().getType());

@@ -541,6 +541,15 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_materialize_v2(
     fp8q_memref_2d *src, fp8q_memref_2d *dst, int32_t scale_type,
     int32_t src_layout, int64_t src_align, int32_t dst_layout,
     int64_t dst_align, void *stream);
+/// gemm_v2 on the device: the CPU runtime's checks and numerics (bit for
+/// bit, the same order, no FMA contraction) in a portable kernel; NVFP4's
+/// global_scale is device memory, read by the kernel.
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_gemm_v2(
+    fp8q_memref_2d *q, fp8q_memref_2d *x_scale, fp8q_memref_2d *w,
+    fp8q_memref_2d *w_scale, fp8q_memref_0d *global_scale, fp8q_memref_2d *out,
+    int64_t group_size, int32_t kernel, int32_t q_type, int32_t scale_type,
+    int32_t x_layout, int64_t x_align, int32_t w_layout, int64_t w_align,
+    int32_t weight_layout, void *stream);
 /// preshuffle_v2 on the device (f4E2M1FN byte-wise, as on the host).
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_preshuffle_v2(
     fp8q_memref_2d *w, fp8q_memref_2d *dst, int32_t q_type, int64_t k,

@@ -70,6 +70,9 @@ struct GemmV2Plan {
   bool preshuffled = false;
   /// NVFP4's product of the activation and weight global scales (1 else).
   float global = 1.0f;
+  /// Where that product is (NVFP4 only; checkGemmV2 with globalOnHost
+  /// false leaves the value unread).
+  const float *globalAt = nullptr;
 };
 
 /// 1 when scale view `v` addresses, for every (m, g), the bytes that
@@ -156,7 +159,7 @@ inline int32_t checkGemmV2(const char *entry, const fp8q_memref_2d *q,
                            int32_t kernel, int32_t qType, int32_t scaleType,
                            int32_t xLayout, int64_t xAlign, int32_t wLayout,
                            int64_t wAlign, int32_t weightLayout, bool unchecked,
-                           GemmV2Plan &p) {
+                           GemmV2Plan &p, bool globalOnHost = true) {
   if (int32_t s = checkGemmArgs(entry, kernel, weightLayout))
     return s;
   if (int32_t s = checkTypeCodes(entry, qType, scaleType))
@@ -228,9 +231,13 @@ inline int32_t checkGemmV2(const char *entry, const fp8q_memref_2d *q,
   if (int32_t s =
           checkOperand(entry, "out", out, 2, p.M, p.N, Access::Write, p.out))
     return s;
-  if (p.format == FP8Q_FORMAT_NVFP4)
-    if (int32_t s = readGlobalScale(entry, global, p.global))
+  // A device runtime's global scale is device memory: its descriptor is
+  // checked here and the kernel reads the value.
+  if (p.format == FP8Q_FORMAT_NVFP4) {
+    if (int32_t s = globalOnHost ? readGlobalScale(entry, global, p.global)
+                                 : checkGlobalScale(entry, global, p.globalAt))
       return s;
+  }
 
   // The kernel contract.
   const fp8q_kernel_contract &contract = fp8q_kernel_contracts[kernel];

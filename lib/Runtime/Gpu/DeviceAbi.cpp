@@ -215,6 +215,19 @@ int32_t _mlir_ciface_fp8q_rt_device_preshuffle_v2(fp8q_memref_2d *w,
   });
 }
 
+int32_t _mlir_ciface_fp8q_rt_device_gemm_v2(
+    fp8q_memref_2d *q, fp8q_memref_2d *xs, fp8q_memref_2d *w,
+    fp8q_memref_2d *ws, fp8q_memref_0d *global, fp8q_memref_2d *out,
+    int64_t group, int32_t kernel, int32_t qType, int32_t scaleType,
+    int32_t xLayout, int64_t xAlign, int32_t wLayout, int64_t wAlign,
+    int32_t weightLayout, void *stream) {
+  return guarded([&] {
+    DeviceExec ex("fp8q_rt_device_gemm_v2", stream);
+    return gemmV2Op(ex, q, xs, w, ws, global, out, group, kernel, qType,
+                    scaleType, xLayout, xAlign, wLayout, wAlign, weightLayout);
+  });
+}
+
 int32_t _mlir_ciface_fp8q_rt_device_gemm(fp8q_memref_2d *q, fp8q_memref_2d *xs,
                                          fp8q_memref_2d *w, fp8q_memref_2d *ws,
                                          fp8q_memref_2d *out, int32_t kernel,

@@ -57,6 +57,7 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_decode_gemm_preshuffle_m16",
     "fp8q_kernel_decode_gemm_preshuffle_m32",
     "fp8q_kernel_decode_gemm_preshuffle_m64",
+    "fp8q_kernel_gemm_v2",
 };
 
 namespace {

@@ -93,6 +93,14 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
 int32_t materializeV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
                         int32_t scaleType, int32_t srcLayout, int64_t srcAlign,
                         int32_t dstLayout, int64_t dstAlign);
+/// gemm_v2: the CPU runtime's checks (fp8q_gemm_v2_checks.h), then the
+/// portable kernel, bit-exact with the CPU runtime.
+int32_t gemmV2Op(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
+                 fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_0d *global,
+                 fp8q_memref_2d *out, int64_t group, int32_t kernel,
+                 int32_t qType, int32_t scaleType, int32_t xLayout,
+                 int64_t xAlign, int32_t wLayout, int64_t wAlign,
+                 int32_t weightLayout);
 /// preshuffle_v2: fp8 as preshuffleOp, f4E2M1FN byte-wise over its packed
 /// [N, K / 2] rows (fp8q_scale_checks.h preshuffleBytes).
 int32_t preshuffleV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,

@@ -1,16 +1,19 @@
-//===- GpuOpsV2.cpp - quantize_v2 and materialize_v2 on a GPU ------------===//
+//===- GpuOpsV2.cpp - The SPEC v2 operations on a GPU ---------------------===//
 //
 // The SPEC v2 operations of the GPU runtime: the CPU runtime's checks
-// (lib/Runtime/Common/fp8q_scale_checks.h: codes, their combination and
-// the v2 scale descriptors, in the same order and with the same messages)
-// plus the kernels' own needs, then one launch of
-// fp8q_kernel_quantize_v2_T (the scale written in its layout, padding
-// zeroed by the same launch) or fp8q_kernel_materialize_v2.
+// (lib/Runtime/Common/fp8q_scale_checks.h and fp8q_gemm_v2_checks.h: codes,
+// their combination, the v2 scale descriptors and the kernel contracts, in
+// the same order and with the same messages) plus the kernels' own needs,
+// then one launch of fp8q_kernel_quantize_v2_T (the scale written in its
+// layout, padding zeroed by the same launch), fp8q_kernel_materialize_v2
+// or fp8q_kernel_gemm_v2.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GpuOps.h"
 
+#include "fp8q_gemm_v2_checks.h"
+#include "fp8q_kernels/GemmV2Args.h"
 #include "fp8q_kernels/QuantizeV2Common.h"
 #include "fp8q_kernels/ScaleLayoutV2.h"
 #include "fp8q_scale_checks.h"
@@ -255,6 +258,88 @@ int32_t materializeV2Op(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
   ex.release(tmp);
   if (st)
     return st;
+  return ex.finish();
+}
+
+namespace {
+
+/// The kernel's view of a validated scale on the device.
+GemmV2Scale deviceScale(Exec &ex, const ScaleView &v) {
+  GemmV2Scale s{};
+  s.base = (const uint8_t *)ex.dev(v.base);
+  s.rows = v.M;
+  s.cols = v.G;
+  s.s0 = v.s0;
+  s.s1 = v.s1;
+  s.align = v.align;
+  s.layout = v.layout;
+  s.padded = v.padded ? 1 : 0;
+  return s;
+}
+
+} // namespace
+
+int32_t gemmV2Op(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
+                 fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_0d *global,
+                 fp8q_memref_2d *out, int64_t group, int32_t kernel,
+                 int32_t qType, int32_t scaleType, int32_t xLayout,
+                 int64_t xAlign, int32_t wLayout, int64_t wAlign,
+                 int32_t weightLayout) {
+  const char *entry = ex.entry;
+  fp8q::rt::GemmV2Plan p;
+  if (int32_t s = fp8q::rt::checkGemmV2(
+          entry, q, xs, w, ws, global, out, group, kernel, qType, scaleType,
+          xLayout, xAlign, wLayout, wAlign, weightLayout,
+          fp8q::rt::uncheckedMode(), p, /*globalOnHost=*/false))
+    return s;
+  const int64_t outBytes = p.out.spanBytes();
+  const int64_t wBytes = p.preshuffled ? p.N * (p.K / 2) : p.w.spanBytes();
+  if (bytesOverlap(p.out.base, outBytes, p.q.base, p.q.spanBytes()) ||
+      bytesOverlap(p.out.base, outBytes, p.w.base, wBytes) ||
+      bytesOverlap(p.out.base, outBytes, p.xScale.base, scaleBytes(p.xScale)) ||
+      bytesOverlap(p.out.base, outBytes, p.wScale.base, scaleBytes(p.wScale)))
+    return fail(entry, FP8Q_ERR_LAYOUT,
+                "operand out must not share bytes with q, w or the scales on "
+                "the GPU (one launch reads them while it writes out)");
+  DeviceInfo info;
+  ex.add("q", p.q.base, p.q.spanBytes(), false);
+  ex.add("x_scale", p.xScale.base, scaleBytes(p.xScale), false);
+  ex.add("w", p.w.base, wBytes, false);
+  ex.add("w_scale", p.wScale.base, scaleBytes(p.wScale), false);
+  if (p.globalAt)
+    ex.add("global_scale", p.globalAt, 4, false);
+  ex.add("out", p.out.base, outBytes, true);
+  if (int32_t s = ex.prepare(info))
+    return s;
+
+  GemmV2Args a{};
+  a.q = (const uint8_t *)ex.dev(p.q.base);
+  a.w = (const uint8_t *)ex.dev(p.w.base);
+  a.xs = deviceScale(ex, p.xScale);
+  a.ws = deviceScale(ex, p.wScale);
+  a.out = (uint16_t *)ex.dev(p.out.base);
+  a.global = p.globalAt ? (const float *)ex.dev(p.globalAt) : nullptr;
+  a.M = p.M;
+  a.N = p.N;
+  a.K = p.K;
+  a.G = p.G;
+  a.group = p.group;
+  a.ldq = p.q.s0;
+  a.ldw = p.w.s0;
+  a.os0 = p.out.s0;
+  a.os1 = p.out.s1;
+  a.wRowBlock = p.wRowBlock;
+  a.groupsPerWCol = p.G / p.wCols;
+  a.qType = p.qType;
+  a.scaleType = p.scaleType;
+  a.preshuffled = p.preshuffled ? 1 : 0;
+  Dim3 grid, block;
+  grid.x = blocksFor(p.N, kGemmV2BlockN);
+  grid.y = blocksFor(p.M, kGemmV2RowsPerThread);
+  block.x = kGemmV2BlockN;
+  void *args[] = {&a};
+  if (int32_t s = ex.launch(KernelId::GemmV2, grid, block, args))
+    return s;
   return ex.finish();
 }
 

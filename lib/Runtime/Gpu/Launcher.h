@@ -49,6 +49,7 @@ enum class KernelId : int {
   DecodeGemmPreshuffle16,
   DecodeGemmPreshuffle32,
   DecodeGemmPreshuffle64,
+  GemmV2, ///< fp8q_kernel_gemm_v2 (SPEC v2 formats, portable)
   Count
 };
 

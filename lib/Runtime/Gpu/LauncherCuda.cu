@@ -77,6 +77,8 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_decode_gemm_preshuffle_m32;
   case KernelId::DecodeGemmPreshuffle64:
     return (const void *)fp8q_kernel_decode_gemm_preshuffle_m64;
+  case KernelId::GemmV2:
+    return (const void *)fp8q_kernel_gemm_v2;
   default:
     return nullptr;
   }
