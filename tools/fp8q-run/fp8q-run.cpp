@@ -37,6 +37,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -282,9 +283,23 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
   return args;
 }
 
+/// Converts e4m3fn codes to the e4m3fnuz codes of half their value, as
+/// serving stacks do for gfx942 (the block scale is doubled to match): the
+/// same bits, except -0 -> 0 and NaN -> 0x80.
+void e4m3fnToFnuz(std::vector<uint8_t> &codes) {
+  for (uint8_t &c : codes) {
+    if (c == 0x80)
+      c = 0;
+    else if ((c & 0x7f) == 0x7f)
+      c = 0x80;
+  }
+}
+
 /// Replaces the seeded arguments of `fn` that `dir`'s checkpoint holds with
 /// its tensors (bytes copied from the read-only mapped shards); a missing
 /// weight, a dtype or a shape the step does not read is a located error.
+/// For an f8E4M3FNUZ step (gfx942) the F8_E4M3 weights are converted and
+/// their scales doubled.
 LogicalResult loadWeights(func::FuncOp fn, StringRef dir,
                           std::vector<Argument> &args) {
   llvm::Expected<fp8q::SafetensorsCheckpoint> checkpoint =
@@ -294,7 +309,7 @@ LogicalResult loadWeights(func::FuncOp fn, StringRef dir,
     return failure();
   }
   fp8q::CheckpointBinding binding =
-      fp8q::bindCheckpoint(fn, *checkpoint, /*acceptFnuz=*/false);
+      fp8q::bindCheckpoint(fn, *checkpoint, /*acceptFnuz=*/true);
   constexpr size_t kMaxListed = 10;
   for (size_t i = 0; i < binding.errors.size() && i < kMaxListed; ++i)
     (void)fail(binding.errors[i]);
@@ -303,6 +318,8 @@ LogicalResult loadWeights(func::FuncOp fn, StringRef dir,
         << "and " << binding.errors.size() - kMaxListed << " more mismatches\n";
   if (!binding.errors.empty())
     return failure();
+  // The scales of converted FNUZ weights, by argument name.
+  llvm::StringSet<> doubledScales;
   for (const fp8q::BoundArgument &bound : binding.arguments) {
     Argument &arg = args[bound.argIndex];
     auto type = cast<RankedTensorType>(fn.getArgumentTypes()[bound.argIndex]);
@@ -314,9 +331,21 @@ LogicalResult loadWeights(func::FuncOp fn, StringRef dir,
                                arg.bytes.size(), bytes.size()));
       return failure();
     }
+    Type elt = type.getElementType();
+    bool fnuz = isa<Float8E4M3FNUZType>(elt);
+    if (fnuz) {
+      e4m3fnToFnuz(bytes);
+      doubledScales.insert(bound.irName + "_scale_inv");
+    } else if (elt.isF32() && doubledScales.contains(bound.irName)) {
+      for (size_t e = 0; e < bytes.size(); e += 4) {
+        float v;
+        std::memcpy(&v, &bytes[e], 4);
+        v *= 2.0f;
+        std::memcpy(&bytes[e], &v, 4);
+      }
+    }
     arg.bytes = std::move(bytes);
     describe(arg, type.getShape());
-    Type elt = type.getElementType();
     int64_t n = type.getNumElements();
     std::vector<float> values(n);
     for (int64_t e = 0; e < n; ++e) {
@@ -327,7 +356,8 @@ LogicalResult loadWeights(func::FuncOp fn, StringRef dir,
       } else if (elt.isF32()) {
         std::memcpy(&values[e], &arg.bytes[4 * e], 4);
       } else {
-        values[e] = fp8q_fp8_decode(arg.bytes[e], FP8Q_F8E4M3FN);
+        values[e] = fp8q_fp8_decode(arg.bytes[e],
+                                    fnuz ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN);
       }
     }
     arg.reference = fp8q::RefTensor::make(type.getShape(), values);

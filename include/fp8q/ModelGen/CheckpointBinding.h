@@ -69,8 +69,8 @@ struct CheckpointBinding {
 /// generator names after the function, or any argument named outside
 /// "layers.") is bound when the checkpoint holds a tensor of its name and
 /// skipped otherwise; a missing weight is an error. With `acceptFnuz`, an
-/// f8E4M3FNUZ argument matches an F8_E4M3 tensor (serving stacks convert
-/// it at load time for gfx942).
+/// f8E4M3FNUZ argument matches an F8_E4M3 tensor (converted at load time
+/// for gfx942, as serving stacks do; assembleArgument does not convert).
 CheckpointBinding bindCheckpoint(mlir::func::FuncOp fn,
                                  const SafetensorsCheckpoint &checkpoint,
                                  bool acceptFnuz);

@@ -24,6 +24,10 @@ Standard library only (struct + json). Subcommands:
 
   zero A
       Prints "all zero N" if the raw f32 file holds only zeros.
+
+  cosine A B MIN
+      Prints "cosine above MIN" if the cosine similarity of two raw f32
+      files is at least MIN, else the cosine (and exits 1).
 """
 
 import argparse
@@ -297,6 +301,18 @@ def cmd_zero(args):
     return 0
 
 
+def cmd_cosine(args):
+    a, b = read_f32(args.a), read_f32(args.b)
+    dot = sum(x * y for x, y in zip(a, b))
+    norm = math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    cosine = dot / norm if norm else 0.0
+    if len(a) == len(b) and cosine >= args.min:
+        print("cosine above %s" % args.min)
+        return 0
+    print("cosine %f below %s" % (cosine, args.min))
+    return 1
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -323,9 +339,13 @@ def main():
     p.add_argument("b")
     p = sub.add_parser("zero")
     p.add_argument("a")
+    p = sub.add_parser("cosine")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("min", type=float)
     args = parser.parse_args()
     return {"model": cmd_model, "gemm": cmd_gemm, "compare": cmd_compare,
-            "zero": cmd_zero}[args.cmd](args) or 0
+            "zero": cmd_zero, "cosine": cmd_cosine}[args.cmd](args) or 0
 
 
 if __name__ == "__main__":
