@@ -97,8 +97,20 @@ int64_t layerIndexOf(StringRef name) {
 }
 
 /// What one argument (or one stacked layer of it) holds.
-enum class Role { Vector, Weight, Scale, TransposedWeight, Input };
+enum class Role {
+  /// A bf16 norm weight [K].
+  Vector,
+  /// An FP8 weight [N, K], possibly fused from several checkpoint tensors.
+  Weight,
+  /// The block scale of the Weight argument before it, from the same parts.
+  Scale,
+  /// A bf16 weight [K, N] of a modules_to_not_convert layer.
+  TransposedWeight,
+  /// The step's input: bound only if the checkpoint has a tensor of its name.
+  Input,
+};
 
+/// The state of one bindCheckpoint call: what was read, what was seen.
 class Binder {
 public:
   Binder(func::FuncOp fn, const SafetensorsCheckpoint &ckpt, bool acceptFnuz)
