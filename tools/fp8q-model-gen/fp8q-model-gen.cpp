@@ -2,7 +2,9 @@
 //
 // Reads a Hugging Face config.json of a block-FP8 decoder and writes the
 // fp8q IR of one decode step: every FP8 linear boundary, ready for
-// --fp8q-select-kernels and --fp8q-propagate-scale-layout.
+// --fp8q-select-kernels and --fp8q-propagate-scale-layout. With
+// --checkpoint=DIR it first checks the step's arguments one to one against
+// the FP8 checkpoint there (docs/Checkpoints.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,18 +30,17 @@ using namespace llvm;
 /// The tool's own options; --help hides the LLVM ones linked in.
 static cl::OptionCategory category("fp8q-model-gen options");
 
-static cl::opt<std::string>
-    inputFile(cl::Positional, cl::Optional,
-              cl::desc("<config.json> (default with --checkpoint: "
-                       "DIR/config.json)"),
-              cl::cat(category));
+static cl::opt<std::string> inputFile(cl::Positional, cl::Optional,
+                                      cl::desc("<config.json>"),
+                                      cl::cat(category));
 static cl::opt<std::string> checkpointDir(
     "checkpoint",
     cl::desc("Check the step against the FP8 checkpoint in this directory "
              "(model.safetensors.index.json and its shards, or "
              "model.safetensors): every argument has its tensor, of the "
              "dtype and shape the step reads; exit 1 on a mismatch, FP8 "
-             "tensors the step does not read reported (default: none)"),
+             "tensors the step does not read reported; the config is "
+             "DIR/config.json unless one is given (default: none)"),
     cl::value_desc("dir"), cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     outputFile("o", cl::desc("Output file (default: -, standard output)"),

@@ -8,7 +8,9 @@
 // measures it against an fp32 reference of the same graph with the
 // quantization taken out. With --compare-unfixed it also runs the program
 // compiled without layout propagation, as the historical hand-placed flow
-// did, in the runtime's unchecked mode, to show the damage.
+// did, in the runtime's unchecked mode, to show the damage. With
+// --weights=DIR the weights come from a safetensors checkpoint instead of
+// the seed (docs/Checkpoints.md).
 //
 //===----------------------------------------------------------------------===//
 
