@@ -250,6 +250,15 @@ std::vector<const SafetensorsTensor *> SafetensorsCheckpoint::tensors() const {
   return all;
 }
 
+std::vector<std::string> SafetensorsCheckpoint::files() const {
+  std::vector<std::string> all;
+  if (!indexPath.empty())
+    all.push_back(indexPath);
+  for (const SafetensorsFile &shard : shards)
+    all.push_back(shard.path);
+  return all;
+}
+
 Expected<SafetensorsCheckpoint> SafetensorsCheckpoint::open(StringRef dir) {
   SafetensorsCheckpoint ckpt;
   ckpt.dir = dir.str();
@@ -286,6 +295,7 @@ Expected<SafetensorsCheckpoint> SafetensorsCheckpoint::open(StringRef dir) {
     return std::move(ckpt);
   }
 
+  ckpt.indexPath = std::string(indexPath);
   ErrorOr<std::unique_ptr<MemoryBuffer>> indexText =
       MemoryBuffer::getFile(indexPath, /*IsText=*/true);
   if (!indexText)

@@ -101,12 +101,15 @@ static constexpr size_t kMaxListed = 10;
 
 /// Checks `module`'s @decode_step against the checkpoint in `dir`: prints
 /// the first mismatches (then exits 1), the FP8 tensors no argument reads,
-/// and a summary on stderr.
-static int checkCheckpoint(mlir::ModuleOp module, StringRef dir) {
+/// and a summary on stderr. Adds the checkpoint's files to `inputs`.
+static int checkCheckpoint(mlir::ModuleOp module, StringRef dir,
+                           std::vector<std::string> &inputs) {
   Expected<fp8q::SafetensorsCheckpoint> checkpoint =
       fp8q::SafetensorsCheckpoint::open(dir);
   if (!checkpoint)
     return fail(toString(checkpoint.takeError()));
+  for (std::string &file : checkpoint->files())
+    inputs.push_back(std::move(file));
   auto fn = module.lookupSymbol<mlir::func::FuncOp>("decode_step");
   fp8q::CheckpointBinding binding =
       fp8q::bindCheckpoint(fn, *checkpoint, /*acceptFnuz=*/true);
@@ -222,15 +225,18 @@ int main(int argc, char **argv) {
       fp8q::buildDecoderModule(&context, *config, options);
   if (!module || failed(mlir::verify(*module)))
     return 1;
+  // What the output must not replace.
+  std::vector<std::string> inputs{inputFile};
   if (!checkpointDir.empty())
-    if (int status = checkCheckpoint(*module, checkpointDir))
+    if (int status = checkCheckpoint(*module, checkpointDir, inputs))
       return status;
+  SmallVector<StringRef> inputRefs(inputs.begin(), inputs.end());
 
   mlir::OpPrintingFlags flags;
   if (printDebugInfo)
     flags.enableDebugInfo();
   return fp8q::reportToolError(
-      "fp8q-model-gen", fp8q::writeToolOutput(outputFile, {inputFile},
+      "fp8q-model-gen", fp8q::writeToolOutput(outputFile, inputRefs,
                                               [&](raw_ostream &os) -> Error {
                                                 module->print(os, flags);
                                                 os << "\n";

@@ -301,15 +301,18 @@ void e4m3fnToFnuz(std::vector<uint8_t> &codes) {
 /// its tensors (bytes copied from the read-only mapped shards); a missing
 /// weight, a dtype or a shape the step does not read is a located error.
 /// For an f8E4M3FNUZ step (gfx942) the F8_E4M3 weights are converted and
-/// their scales doubled.
+/// their scales doubled. Adds the checkpoint's files to `inputs`.
 LogicalResult loadWeights(func::FuncOp fn, StringRef dir,
-                          std::vector<Argument> &args) {
+                          std::vector<Argument> &args,
+                          std::vector<std::string> &inputs) {
   llvm::Expected<fp8q::SafetensorsCheckpoint> checkpoint =
       fp8q::SafetensorsCheckpoint::open(dir);
   if (!checkpoint) {
     (void)fail(llvm::toString(checkpoint.takeError()));
     return failure();
   }
+  for (std::string &file : checkpoint->files())
+    inputs.push_back(std::move(file));
   fp8q::CheckpointBinding binding =
       fp8q::bindCheckpoint(fn, *checkpoint, /*acceptFnuz=*/true);
   constexpr size_t kMaxListed = 10;
@@ -639,7 +642,9 @@ int main(int argc, char **argv) {
   FailureOr<std::vector<Argument>> args = makeInputs(fn, seed);
   if (failed(args))
     return 1;
-  if (!weightsDir.empty() && failed(loadWeights(fn, weightsDir, *args)))
+  // What --dump-output must not replace.
+  std::vector<std::string> inputs{inputFile};
+  if (!weightsDir.empty() && failed(loadWeights(fn, weightsDir, *args, inputs)))
     return 1;
   progress(llvm::formatv("inputs ready ({0} arguments, seed {1}); computing "
                          "the fp32 reference",
@@ -711,7 +716,9 @@ int main(int argc, char **argv) {
     if (int status = fp8q::reportToolError(
             "fp8q-run",
             fp8q::writeToolOutput(
-                dumpOutput, {inputFile}, [&](llvm::raw_ostream &os) {
+                dumpOutput,
+                SmallVector<StringRef>(inputs.begin(), inputs.end()),
+                [&](llvm::raw_ostream &os) {
                   os.write(reinterpret_cast<const char *>(out->data()),
                            out->size() * sizeof(float));
                   return llvm::Error::success();

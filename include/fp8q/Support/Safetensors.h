@@ -94,8 +94,13 @@ public:
   }
   /// Every tensor, sorted by name.
   std::vector<const SafetensorsTensor *> tensors() const;
+  /// The index (if any) and every shard: what a tool's output must not
+  /// replace (checkOutputIsNotAnInput).
+  std::vector<std::string> files() const;
 
   std::string dir;
+  /// model.safetensors.index.json, or "" for a single model.safetensors.
+  std::string indexPath;
   std::vector<SafetensorsFile> shards;
 
 private:
