@@ -2,13 +2,17 @@
 //
 // Reads a Hugging Face config.json of a block-FP8 decoder and writes the
 // fp8q IR of one decode step: every FP8 linear boundary, ready for
-// --fp8q-select-kernels and --fp8q-propagate-scale-layout.
+// --fp8q-select-kernels and --fp8q-propagate-scale-layout. With
+// --checkpoint=DIR it first checks the step's arguments one to one against
+// the FP8 checkpoint there (docs/Checkpoints.md).
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8q/ModelGen/CheckpointBinding.h"
 #include "fp8q/ModelGen/DecoderBuilder.h"
 #include "fp8q/Support/ToolOutput.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -17,6 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
@@ -25,9 +30,18 @@ using namespace llvm;
 /// The tool's own options; --help hides the LLVM ones linked in.
 static cl::OptionCategory category("fp8q-model-gen options");
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+static cl::opt<std::string> inputFile(cl::Positional, cl::Optional,
                                       cl::desc("<config.json>"),
                                       cl::cat(category));
+static cl::opt<std::string> checkpointDir(
+    "checkpoint",
+    cl::desc("Check the step against the FP8 checkpoint in this directory "
+             "(model.safetensors.index.json and its shards, or "
+             "model.safetensors): every argument has its tensor, of the "
+             "dtype and shape the step reads; exit 1 on a mismatch, FP8 "
+             "tensors the step does not read reported; the config is "
+             "DIR/config.json unless one is given (default: none)"),
+    cl::value_desc("dir"), cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     outputFile("o", cl::desc("Output file (default: -, standard output)"),
                cl::value_desc("file"), cl::init("-"), cl::cat(category));
@@ -82,6 +96,51 @@ static int fail(const Twine &message) {
   return 1;
 }
 
+/// The most mismatches and unread tensors printed one by one.
+static constexpr size_t kMaxListed = 10;
+
+/// Checks `module`'s @decode_step against the checkpoint in `dir`: prints
+/// the first mismatches (then exits 1), the FP8 tensors no argument reads,
+/// and a summary on stderr. Adds the checkpoint's files to `inputs`.
+static int checkCheckpoint(mlir::ModuleOp module, StringRef dir,
+                           std::vector<std::string> &inputs) {
+  Expected<fp8q::SafetensorsCheckpoint> checkpoint =
+      fp8q::SafetensorsCheckpoint::open(dir);
+  if (!checkpoint)
+    return fail(toString(checkpoint.takeError()));
+  for (std::string &file : checkpoint->files())
+    inputs.push_back(std::move(file));
+  auto fn = module.lookupSymbol<mlir::func::FuncOp>("decode_step");
+  fp8q::CheckpointBinding binding =
+      fp8q::bindCheckpoint(fn, *checkpoint, /*acceptFnuz=*/true);
+  for (size_t i = 0; i < binding.errors.size() && i < kMaxListed; ++i)
+    WithColor::error(errs(), "fp8q-model-gen") << binding.errors[i] << "\n";
+  if (binding.errors.size() > kMaxListed)
+    WithColor::note(errs(), "fp8q-model-gen")
+        << "and " << binding.errors.size() - kMaxListed << " more mismatches\n";
+  if (!binding.uncovered.empty()) {
+    raw_ostream &diag = WithColor::warning(errs(), "fp8q-model-gen");
+    diag << dir << ": " << binding.uncovered.size()
+         << " FP8 tensors of the checkpoint are read by no argument of the "
+            "step (layers beyond --layers, multi-token-prediction layers, "
+            "modules the generator does not model):";
+    for (size_t i = 0; i < binding.uncovered.size() && i < kMaxListed; ++i)
+      diag << " '" << binding.uncovered[i] << "'";
+    if (binding.uncovered.size() > kMaxListed)
+      diag << " and " << binding.uncovered.size() - kMaxListed << " more";
+    diag << "\n";
+  }
+  if (!binding.errors.empty())
+    return 1;
+  errs() << formatv("fp8q-model-gen: checkpoint {0} matches: {1} arguments "
+                    "bound ({2} FP8 weights with their block scales), {3} "
+                    "tensors of routed experts beyond the modelled top-k "
+                    "checked against them\n",
+                    dir, binding.arguments.size(), binding.fp8Weights,
+                    binding.representedExperts);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -129,6 +188,25 @@ int main(int argc, char **argv) {
                         fp8q::kMaxTokens, options.tokens));
   }
 
+  if (!checkpointDir.empty()) {
+    if (inputFile.empty()) {
+      SmallString<256> path(checkpointDir);
+      sys::path::append(path, "config.json");
+      inputFile = std::string(path);
+    }
+    // A checkpoint holds the whole model in FP8 1x128 blocks.
+    if (options.tp != 1)
+      return fail(formatv("--checkpoint checks the unsharded model: pass "
+                          "--tp=1, not --tp={0}",
+                          options.tp));
+    if (options.format != fp8q::BlockFormat::Fp8Block)
+      return fail("--checkpoint checks FP8 1x128 block-scaled checkpoints: "
+                  "pass --format=fp8, not --format=" +
+                  formatName);
+  } else if (inputFile.empty()) {
+    return fail("no config.json given: pass CONFIG.json or --checkpoint=DIR");
+  }
+
   std::string error;
   std::unique_ptr<MemoryBuffer> input = mlir::openInputFile(inputFile, &error);
   if (!input)
@@ -147,12 +225,18 @@ int main(int argc, char **argv) {
       fp8q::buildDecoderModule(&context, *config, options);
   if (!module || failed(mlir::verify(*module)))
     return 1;
+  // What the output must not replace.
+  std::vector<std::string> inputs{inputFile};
+  if (!checkpointDir.empty())
+    if (int status = checkCheckpoint(*module, checkpointDir, inputs))
+      return status;
+  SmallVector<StringRef> inputRefs(inputs.begin(), inputs.end());
 
   mlir::OpPrintingFlags flags;
   if (printDebugInfo)
     flags.enableDebugInfo();
   return fp8q::reportToolError(
-      "fp8q-model-gen", fp8q::writeToolOutput(outputFile, {inputFile},
+      "fp8q-model-gen", fp8q::writeToolOutput(outputFile, inputRefs,
                                               [&](raw_ostream &os) -> Error {
                                                 module->print(os, flags);
                                                 os << "\n";

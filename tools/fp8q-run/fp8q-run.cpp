@@ -8,7 +8,9 @@
 // measures it against an fp32 reference of the same graph with the
 // quantization taken out. With --compare-unfixed it also runs the program
 // compiled without layout propagation, as the historical hand-placed flow
-// did, in the runtime's unchecked mode, to show the damage.
+// did, in the runtime's unchecked mode, to show the damage. With
+// --weights=DIR the weights come from a safetensors checkpoint instead of
+// the seed (docs/Checkpoints.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/InitFp8q.h"
+#include "fp8q/ModelGen/CheckpointBinding.h"
 #include "fp8q/Pipelines/Pipelines.h"
 #include "fp8q/Runtime/fp8q_contracts.h"
 #include "fp8q/Runtime/fp8q_numerics.h"
@@ -36,6 +39,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -87,6 +91,16 @@ static opt<std::string> dumpOutput(
     desc("Write the output of the compiled program (with propagation) to "
          "this file as raw little-endian f32 values, row-major, for "
          "comparison with other runners (fp8q-step-run --dump-results)"),
+    init(""));
+static opt<std::string> weightsDir(
+    "weights",
+    desc("Load the step's weights, block scales and norm weights from the "
+         "safetensors checkpoint in this directory (model.safetensors.index."
+         "json and its shards, or model.safetensors), by the names "
+         "fp8q-model-gen gives its arguments (write the module with "
+         "--mlir-print-debuginfo to keep them), instead of seeded ones; the "
+         "step's input is read from the checkpoint only if it holds a "
+         "tensor of its name (default: none, everything seeded)"),
     init(""));
 static opt<bool> fuseProducers("fuse-producers",
                                desc("Fuse transposed scale writes into the "
@@ -269,6 +283,95 @@ FailureOr<std::vector<Argument>> makeInputs(func::FuncOp fn,
               "an FP8 weight (rank 2 or 3) followed by its f32 block scale";
   }
   return args;
+}
+
+/// Converts e4m3fn codes to the e4m3fnuz codes of half their value, as
+/// serving stacks do for gfx942 (the block scale is doubled to match): the
+/// same bits, except -0 -> 0 and NaN -> 0x80.
+void e4m3fnToFnuz(std::vector<uint8_t> &codes) {
+  for (uint8_t &c : codes) {
+    if (c == 0x80)
+      c = 0;
+    else if ((c & 0x7f) == 0x7f)
+      c = 0x80;
+  }
+}
+
+/// Replaces the seeded arguments of `fn` that `dir`'s checkpoint holds with
+/// its tensors (bytes copied from the read-only mapped shards); a missing
+/// weight, a dtype or a shape the step does not read is a located error.
+/// For an f8E4M3FNUZ step (gfx942) the F8_E4M3 weights are converted and
+/// their scales doubled. Adds the checkpoint's files to `inputs`.
+LogicalResult loadWeights(func::FuncOp fn, StringRef dir,
+                          std::vector<Argument> &args,
+                          std::vector<std::string> &inputs) {
+  llvm::Expected<fp8q::SafetensorsCheckpoint> checkpoint =
+      fp8q::SafetensorsCheckpoint::open(dir);
+  if (!checkpoint) {
+    (void)fail(llvm::toString(checkpoint.takeError()));
+    return failure();
+  }
+  for (std::string &file : checkpoint->files())
+    inputs.push_back(std::move(file));
+  fp8q::CheckpointBinding binding =
+      fp8q::bindCheckpoint(fn, *checkpoint, /*acceptFnuz=*/true);
+  constexpr size_t kMaxListed = 10;
+  for (size_t i = 0; i < binding.errors.size() && i < kMaxListed; ++i)
+    (void)fail(binding.errors[i]);
+  if (binding.errors.size() > kMaxListed)
+    llvm::WithColor::note(llvm::errs(), "fp8q-run")
+        << "and " << binding.errors.size() - kMaxListed << " more mismatches\n";
+  if (!binding.errors.empty())
+    return failure();
+  // The scales of converted FNUZ weights, by argument name.
+  llvm::StringSet<> doubledScales;
+  for (const fp8q::BoundArgument &bound : binding.arguments) {
+    Argument &arg = args[bound.argIndex];
+    auto type = cast<RankedTensorType>(fn.getArgumentTypes()[bound.argIndex]);
+    std::vector<uint8_t> bytes = fp8q::assembleArgument(bound, *checkpoint);
+    if (bytes.size() != arg.bytes.size()) {
+      (void)fail(llvm::formatv("{0}: argument #{1} '{2}' needs {3} bytes, the "
+                               "checkpoint's tensors hold {4}",
+                               dir, bound.argIndex, bound.irName,
+                               arg.bytes.size(), bytes.size()));
+      return failure();
+    }
+    Type elt = type.getElementType();
+    bool fnuz = isa<Float8E4M3FNUZType>(elt);
+    if (fnuz) {
+      e4m3fnToFnuz(bytes);
+      doubledScales.insert(bound.irName + "_scale_inv");
+    } else if (elt.isF32() && doubledScales.contains(bound.irName)) {
+      for (size_t e = 0; e < bytes.size(); e += 4) {
+        float v;
+        std::memcpy(&v, &bytes[e], 4);
+        v *= 2.0f;
+        std::memcpy(&bytes[e], &v, 4);
+      }
+    }
+    arg.bytes = std::move(bytes);
+    describe(arg, type.getShape());
+    int64_t n = type.getNumElements();
+    std::vector<float> values(n);
+    for (int64_t e = 0; e < n; ++e) {
+      if (elt.isBF16()) {
+        uint16_t bits;
+        std::memcpy(&bits, &arg.bytes[2 * e], 2);
+        values[e] = fp8q_bf16_to_f32(bits);
+      } else if (elt.isF32()) {
+        std::memcpy(&values[e], &arg.bytes[4 * e], 4);
+      } else {
+        values[e] = fp8q_fp8_decode(arg.bytes[e],
+                                    fnuz ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN);
+      }
+    }
+    arg.reference = fp8q::RefTensor::make(type.getShape(), values);
+  }
+  progress(llvm::formatv("loaded {0} of {1} arguments from {2} ({3} FP8 "
+                         "weights with their block scales), the others seeded",
+                         binding.arguments.size(), args.size(), dir,
+                         binding.fp8Weights));
+  return success();
 }
 
 /// What the compiler decides for a module: kernels chosen, and the copies
@@ -539,6 +642,10 @@ int main(int argc, char **argv) {
   FailureOr<std::vector<Argument>> args = makeInputs(fn, seed);
   if (failed(args))
     return 1;
+  // What --dump-output must not replace.
+  std::vector<std::string> inputs{inputFile};
+  if (!weightsDir.empty() && failed(loadWeights(fn, weightsDir, *args, inputs)))
+    return 1;
   progress(llvm::formatv("inputs ready ({0} arguments, seed {1}); computing "
                          "the fp32 reference",
                          args->size(), unsigned(seed)));
@@ -609,7 +716,9 @@ int main(int argc, char **argv) {
     if (int status = fp8q::reportToolError(
             "fp8q-run",
             fp8q::writeToolOutput(
-                dumpOutput, {inputFile}, [&](llvm::raw_ostream &os) {
+                dumpOutput,
+                SmallVector<StringRef>(inputs.begin(), inputs.end()),
+                [&](llvm::raw_ostream &os) {
                   os.write(reinterpret_cast<const char *>(out->data()),
                            out->size() * sizeof(float));
                   return llvm::Error::success();
