@@ -20,6 +20,9 @@ activation-scale copies per step (1-byte scales, padded layouts compared by
 the bytes they address) and, apart, the weight-scale re-layouts, which a
 serving stack does once at load time.
 
+policy_rows() is one table's counting; the Python package's fp8q.analyze
+imports this file (python/fp8q/_copies_per_step.py links to it) and calls it.
+
 Usage: bench/copies_per_step.py BUILD_DIR [--tokens 16|?] [--tp 8] [--layers N]
 Prints Markdown tables. With --tokens ? (dynamic M) bytes are per token.
 """

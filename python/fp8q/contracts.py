@@ -14,7 +14,7 @@ import numpy as np
 from . import _lib, codes
 from ._memref import element_strides
 from .errors import ContractError
-from .layouts import Layout, as_layout
+from .layouts import Layout
 from .scale import Scale
 
 _OPERANDS = {"x_scale": 0, "w_scale": 1}
@@ -49,11 +49,11 @@ def _fix_hint(kernel, operand, want):
             f"{arg})), or copy it once with fp8q.materialize(scale, {arg})")
 
 
-def check(kernel, scale, operand="x_scale", layout=None):
+def check(kernel, scale, operand="x_scale"):
     """/// Raises ContractError when `scale` (a 2-D float32 / uint8 NumPy array,
-    /// read through its strides, or an fp8q.Scale) is not in the layout
-    /// `kernel` reads for `operand`; returns None when it is. `layout`
-    /// declares a padded layout for a flat buffer given as a Scale's data."""
+    /// whose strides are its layout, or an fp8q.Scale, which names its
+    /// layout) is not in the layout `kernel` reads for `operand` ("x_scale"
+    /// or "w_scale"); returns None when it is."""
     kid = codes.lookup(codes.KERNELS, kernel, "kernel")
     op = codes.lookup(_OPERANDS, operand, "operand")
     if isinstance(scale, Scale):
@@ -73,8 +73,6 @@ def check(kernel, scale, operand="x_scale", layout=None):
                          f"{type(scale).__name__}")
     if M < 1 or G < 1:
         raise ValueError(f"scale is empty ([{M}, {G}])")
-    if layout is not None:
-        lay = as_layout(layout)
     s0 = s1 = 0
     if lay is None or not lay.padded:
         s0, s1 = element_strides(data.shape, data.strides, data.itemsize,

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _lib, _memref, bf16, codes
 from ._memref import I32, I64, P0, P2
-from .layouts import Layout, as_layout
+from .layouts import as_layout
 from .scale import Scale, empty_scale
 
 
