@@ -65,6 +65,15 @@ class QuantizeTest(unittest.TestCase):
         np.testing.assert_array_equal(c, s)
         self.assertEqual(c.strides, (4, 7 * 4))
 
+    def test_strided_input_and_negative_strides(self):
+        x = sample(4, 512, seed=7)
+        q, s = fp8q.quantize(x[:, ::2])  # read through its strides
+        rq, rs = ref.quantize(np.ascontiguousarray(x[:, ::2]), 128)
+        np.testing.assert_array_equal(q, rq)
+        np.testing.assert_array_equal(s, rs)
+        with self.assertRaises(ValueError):
+            fp8q.quantize(x[::-1])
+
     def test_bad_input_is_a_value_error(self):
         x = sample(2, 256)
         for bad in (dict(group_size=100), dict(group_size=0),
