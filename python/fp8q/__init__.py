@@ -7,7 +7,7 @@
 /// kernel runs whether a kernel reads it as it is stored.
 """
 
-from . import bf16, layouts
+from . import bf16, gpu, layouts
 from .copies import analyze, format_table
 from .contracts import check
 from .cpu import (dequantize_v2, gemm, gemm_v2, materialize, materialize_v2,
@@ -24,7 +24,7 @@ __all__ = [
     "ContractError", "Fp8qError", "Fp8qRuntimeError", "Layout",
     "LibraryNotFoundError", "Scale", "analyze", "bf16", "cdna4_mx", "check",
     "col_major", "col_major_aligned", "dequantize_v2", "format_table", "gemm",
-    "gemm_v2", "layouts", "materialize", "materialize_v2", "pack4",
+    "gemm_v2", "gpu", "layouts", "materialize", "materialize_v2", "pack4",
     "preshuffle", "quantize", "quantize_v2", "row_major", "swizzle_32_4_4",
     "unpreshuffle",
 ]
