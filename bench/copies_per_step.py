@@ -20,6 +20,9 @@ activation-scale copies per step (1-byte scales, padded layouts compared by
 the bytes they address) and, apart, the weight-scale re-layouts, which a
 serving stack does once at load time.
 
+policy_rows() is one table's counting; the Python package's fp8q.analyze
+imports this file (python/fp8q/_copies_per_step.py links to it) and calls it.
+
 Usage: bench/copies_per_step.py BUILD_DIR [--tokens 16|?] [--tp 8] [--layers N]
 Prints Markdown tables. With --tokens ? (dynamic M) bytes are per token.
 """
@@ -155,6 +158,43 @@ def run(cmd, stdin=None):
     return proc.stdout
 
 
+def step_ir(gen, config, arch, rocm, tokens, tp, flags, layers=None):
+    """One decode step of `config` from fp8q-model-gen."""
+    return run([gen, config if os.path.isabs(config) else
+                os.path.join(ROOT, config), f"--target={arch}",
+                f"--tokens={tokens}", f"--tp={tp}"]
+               + ([f"--rocm={rocm}"] if rocm else []) + list(flags)
+               + ([] if layers is None else [f"--layers={layers}"]))
+
+
+def policy_rows(gen, opt, config, arch, rocm, tokens="16", tp="8", flags=(),
+                layers=None, v2=False):
+    """(policy, GEMMs, copies, bytes moved, launches saved vs hand-placed,
+    weight-scale re-layouts or None) for each policy: one table's rows."""
+    ir = step_ir(gen, config, arch, rocm, tokens, tp, flags, layers)
+    gemms = ir.count("fp8q.gemm")
+    rows, baseline = [], None
+    for policy, pass_name in POLICIES:
+        pipeline = ("builtin.module(fp8q-select-kernels,"
+                    f"{pass_name},fp8q-verify-contracts)")
+        out = run([opt, f"--pass-pipeline={pipeline}"], stdin=ir)
+        if v2:
+            copies, moved, weights = count_v2(out, tokens)
+        else:
+            copies, moved, weights = 0, 0, None
+            for m, g, src, dst in MATERIALIZE.findall(out):
+                m = None if m == "?" else int(m)
+                g = int(g)
+                if equal_layouts(m, g, src, dst):
+                    continue
+                copies += 1
+                moved += 2 * (1 if m is None else m) * g * 4
+        if baseline is None:
+            baseline = copies
+        rows.append((policy, gemms, copies, moved, baseline - copies, weights))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
@@ -175,28 +215,11 @@ def main():
     print("|---|---|---|---|---|---|---|")
     for name, config, flags in MODELS:
         for arch, rocm in TARGETS:
-            ir = run([gen, os.path.join(ROOT, config), f"--target={arch}",
-                      f"--rocm={rocm}", f"--tokens={args.tokens}",
-                      f"--tp={args.tp}"] + flags
-                     + ([] if args.layers is None else [f"--layers={args.layers}"]))
-            gemms = ir.count("fp8q.gemm")
-            baseline = None
-            for policy, pass_name in POLICIES:
-                pipeline = ("builtin.module(fp8q-select-kernels,"
-                            f"{pass_name},fp8q-verify-contracts)")
-                out = run([opt, f"--pass-pipeline={pipeline}"], stdin=ir)
-                copies, moved = 0, 0
-                for m, g, src, dst in MATERIALIZE.findall(out):
-                    m = None if m == "?" else int(m)
-                    g = int(g)
-                    if equal_layouts(m, g, src, dst):
-                        continue
-                    copies += 1
-                    moved += 2 * (1 if m is None else m) * g * 4
-                if baseline is None:
-                    baseline = copies
+            for policy, gemms, copies, moved, saved, _ in policy_rows(
+                    gen, opt, config, arch, rocm, args.tokens, args.tp, flags,
+                    args.layers):
                 print(f"| {name} | {arch} | {gemms} | {policy} | {copies} | "
-                      f"{moved} | {baseline - copies} |")
+                      f"{moved} | {saved} |")
 
     print(f"\nSPEC v2 formats: activation-scale copies per decode step "
           f"(M = {args.tokens}, TP = {args.tp}{layers}); weight-scale "
@@ -205,21 +228,11 @@ def main():
           "launches saved vs hand-placed | weight-scale re-layouts |")
     print("|---|---|---|---|---|---|---|---|")
     for name, config, flags, arch, rocm in V2_MODELS:
-        ir = run([gen, os.path.join(ROOT, config), f"--target={arch}",
-                  f"--tokens={args.tokens}", f"--tp={args.tp}"]
-                 + ([f"--rocm={rocm}"] if rocm else []) + flags
-                 + ([] if args.layers is None else [f"--layers={args.layers}"]))
-        gemms = ir.count("fp8q.gemm")
-        baseline = None
-        for policy, pass_name in POLICIES:
-            pipeline = ("builtin.module(fp8q-select-kernels,"
-                        f"{pass_name},fp8q-verify-contracts)")
-            out = run([opt, f"--pass-pipeline={pipeline}"], stdin=ir)
-            copies, moved, weights = count_v2(out, args.tokens)
-            if baseline is None:
-                baseline = copies
+        for policy, gemms, copies, moved, saved, weights in policy_rows(
+                gen, opt, config, arch, rocm, args.tokens, args.tp, flags,
+                args.layers, v2=True):
             print(f"| {name} | {arch} | {gemms} | {policy} | {copies} | "
-                  f"{moved} | {baseline - copies} | {weights} |")
+                  f"{moved} | {saved} | {weights} |")
 
 
 if __name__ == "__main__":

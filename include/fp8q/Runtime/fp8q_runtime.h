@@ -434,6 +434,19 @@ FP8Q_RT_EXPORT int32_t fp8q_gemm_v2(
     int32_t x_scale_layout, int64_t x_scale_align, int32_t w_scale_layout,
     int64_t w_scale_align, int32_t weight_layout);
 
+/// Checks, without touching data, that a [m, g] scale operand (`operand`
+/// 0: x_scale, 1: w_scale) stored in `layout` (fp8q_scale_layout) with
+/// `align` and, for the strided layouts, element strides (s0, s1) is what
+/// `kernel` reads (the contract table's x_scale_layout / w_scale_layout,
+/// fp8q_contracts.h). FP8Q_OK when it is; FP8Q_ERR_CONTRACT with what the
+/// kernel reads in fp8q_last_error(); FP8Q_ERR_ARG / FP8Q_ERR_SHAPE for
+/// bad codes or sizes. Prints nothing (a query, e.g. for the Python
+/// package's fp8q.check).
+FP8Q_RT_EXPORT int32_t fp8q_check_scale(int32_t kernel, int32_t operand,
+                                        int32_t layout, int64_t align,
+                                        int64_t m, int64_t g, int64_t s0,
+                                        int64_t s1);
+
 /// The message of the last error on the calling thread ("" if none).
 FP8Q_RT_EXPORT const char *fp8q_last_error(void);
 /// A short name for a status code.

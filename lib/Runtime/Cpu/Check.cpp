@@ -1,14 +1,16 @@
 //===- Check.cpp - Errors, threads, activation access ---------------------===//
 //
 // The CPU runtime's error reporting (fp8q::rt::fail, which the shared
-// descriptor checks of lib/Runtime/Common/fp8q_operand_checks.h report through),
-// its worker threads and activation element access.
+// descriptor checks of lib/Runtime/Common/fp8q_operand_checks.h report
+// through), its worker threads, activation element access, and fp8q_check_scale
+// (the contract table's scale requirements, queried without running a kernel).
 //
 //===----------------------------------------------------------------------===//
 
 #include "CpuRuntime.h"
 
 #include "fp8q/Runtime/fp8q_numerics.h"
+#include "fp8q/Runtime/fp8q_scale_layouts.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -124,4 +126,106 @@ extern "C" FP8Q_RT_EXPORT const char *fp8q_last_error(void) {
 
 extern "C" FP8Q_RT_EXPORT const char *fp8q_status_name(int32_t status) {
   return fp8q::rt::statusName(status);
+}
+
+namespace {
+/// "col_major (strides (1, 64))", "cdna4_mx": a layout as messages name it.
+void describeLayout(int layout, int64_t align, int64_t m, int64_t g, char *buf,
+                    size_t size) {
+  int64_t s0 = 0, s1 = 0;
+  const char *name = fp8q_scale_layout_name(layout);
+  if (!fp8q_scale_layout_strides(layout, align, m, g, &s0, &s1)) {
+    if (fp8q_scale_layout_has_align(layout) && align > 1)
+      snprintf(buf, size, "%s align %lld", name, (long long)align);
+    else
+      snprintf(buf, size, "%s", name);
+    return;
+  }
+  if (layout == FP8Q_LAYOUT_COL_MAJOR && align > 1)
+    snprintf(buf, size, "col_major align %lld (strides (%lld, %lld))",
+             (long long)align, (long long)s0, (long long)s1);
+  else
+    snprintf(buf, size, "%s (strides (%lld, %lld))", name, (long long)s0,
+             (long long)s1);
+}
+
+/// Records `entry: msg` as the last error without printing: a query's
+/// rejection is an answer, not a failure of the process.
+int32_t answer(int32_t status, const char *fmt, ...) {
+  char msg[448];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  snprintf(fp8q::rt::lastError, sizeof(fp8q::rt::lastError),
+           "fp8q_check_scale: %s", msg);
+  return status;
+}
+} // namespace
+
+extern "C" FP8Q_RT_EXPORT int32_t
+fp8q_check_scale(int32_t kernel, int32_t operand, int32_t layout, int64_t align,
+                 int64_t m, int64_t g, int64_t s0, int64_t s1) {
+  fp8q::rt::clearError();
+  if (kernel < 0 || kernel >= FP8Q_KERNEL_COUNT)
+    return answer(FP8Q_ERR_ARG, "kernel %d is not a fp8q_kernel (0..%d)",
+                  kernel, FP8Q_KERNEL_COUNT - 1);
+  if (operand != 0 && operand != 1)
+    return answer(FP8Q_ERR_ARG, "operand %d is not 0 (x_scale) or 1 (w_scale)",
+                  operand);
+  if (layout < 0 || layout >= FP8Q_LAYOUT_COUNT)
+    return answer(FP8Q_ERR_ARG, "layout %d is not a fp8q_scale_layout (0..%d)",
+                  layout, FP8Q_LAYOUT_COUNT - 1);
+  if (align < 1 || align > (1 << 20) ||
+      (align != 1 && !fp8q_scale_layout_has_align(layout)))
+    return answer(FP8Q_ERR_ARG,
+                  "align %lld is not valid for layout %s (1 <= align <= "
+                  "2^20, and 1 unless col_major or pack = 4)",
+                  (long long)align, fp8q_scale_layout_name(layout));
+  if (m < 1 || g < 1 || m > FP8Q_MAX_SPAN_BYTES || g > FP8Q_MAX_SPAN_BYTES)
+    return answer(FP8Q_ERR_SHAPE,
+                  "scale sizes [%lld, %lld] must be in [1, "
+                  "2^48]",
+                  (long long)m, (long long)g);
+  const fp8q_kernel_contract &c = fp8q_kernel_contracts[kernel];
+  const fp8q_scale_req &req =
+      operand == 0 ? c.x_scale_layout : c.w_scale_layout;
+  const char *opName = operand == 0 ? "x_scale" : "w_scale";
+  const bool padded = fp8q_scale_layout_bytes_only(layout);
+  char have[128];
+  if (padded)
+    describeLayout(layout, align, m, g, have, sizeof(have));
+  else
+    snprintf(have, sizeof(have), "strides (%lld, %lld)", (long long)s0,
+             (long long)s1);
+  if (req.kind == FP8Q_SCALE_REQ_ANY)
+    return FP8Q_OK;
+  if (req.kind == FP8Q_SCALE_REQ_STRIDED) {
+    if (!padded)
+      return FP8Q_OK;
+    return answer(FP8Q_ERR_CONTRACT,
+                  "kernel %s reads %s in a strided layout (row_major or "
+                  "col_major, its strides passed) but this one is %s "
+                  "[M=%lld, G=%lld]",
+                  c.name, opName, have, (long long)m, (long long)g);
+  }
+  bool ok;
+  if (fp8q_scale_layout_bytes_only(req.layout)) {
+    // Padded layouts are compared by code and the leading dimension they
+    // address (pack = 4: roundup(M, align)).
+    ok = layout == req.layout &&
+         (!fp8q_scale_layout_has_align(layout) ||
+          fp8q_roundup(m, align) == fp8q_roundup(m, req.align));
+  } else {
+    int64_t w0 = 0, w1 = 0;
+    fp8q_scale_layout_strides(req.layout, req.align, m, g, &w0, &w1);
+    ok = !padded && (m == 1 || s0 == w0) && (g == 1 || s1 == w1);
+  }
+  if (ok)
+    return FP8Q_OK;
+  char want[128];
+  describeLayout(req.layout, req.align, m, g, want, sizeof(want));
+  return answer(FP8Q_ERR_CONTRACT,
+                "kernel %s reads %s %s but this one has %s [M=%lld, G=%lld]",
+                c.name, opName, want, have, (long long)m, (long long)g);
 }

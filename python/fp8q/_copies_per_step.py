@@ -1,0 +1,1 @@
+../../bench/copies_per_step.py
