@@ -698,29 +698,26 @@ TEST(GemmV2Checks, V2KernelsReadTheirOwnLayouts) {
   }
 
   // deepgemm_sm100: UE8M0 per weight row, both col_major align 4 pack 4.
-  {
-    Problem p(kFormats[5], 4, 64, 256, pack4, pack4);
+  auto deepgemm = [&](const LayoutCase &xl) {
+    Problem p(kFormats[5], 4, 64, 256, xl, pack4);
     p.randomize(22);
     p.q.pack();
     p.w.pack();
     p.xs.store();
     p.ws.store();
-    Buf2<uint16_t> o = Buf2<uint16_t>::rowMajor(p.M, p.N);
-    ASSERT_EQ(p.run(o, 0, FP8Q_KERNEL_DEEPGEMM_SM100), FP8Q_OK)
-        << fp8q_last_error();
-    expectOutput(o, p.reference(), p.M, p.N);
-    Problem bad(kFormats[5], 4, 64, 256, col, pack4);
-    bad.randomize(22);
-    bad.q.pack();
-    bad.w.pack();
-    bad.xs.store();
-    bad.ws.store();
-    expectRejected(bad, FP8Q_ERR_CONTRACT,
-                   "operand x_scale of kernel deepgemm_sm100 must be "
-                   "col_major pack = 4 align 4 (a padded descriptor, strides "
-                   "(0, 0)) but is declared col_major with strides (1, 4)",
-                   0, FP8Q_KERNEL_DEEPGEMM_SM100);
-  }
+    return p;
+  };
+  Problem dg = deepgemm(pack4);
+  Buf2<uint16_t> dgo = Buf2<uint16_t>::rowMajor(dg.M, dg.N);
+  ASSERT_EQ(dg.run(dgo, 0, FP8Q_KERNEL_DEEPGEMM_SM100), FP8Q_OK)
+      << fp8q_last_error();
+  expectOutput(dgo, dg.reference(), dg.M, dg.N);
+  Problem dgCol = deepgemm(col);
+  expectRejected(dgCol, FP8Q_ERR_CONTRACT,
+                 "operand x_scale of kernel deepgemm_sm100 must be "
+                 "col_major pack = 4 align 4 (a padded descriptor, strides "
+                 "(0, 0)) but is declared col_major with strides (1, 4)",
+                 0, FP8Q_KERNEL_DEEPGEMM_SM100);
 
   // triton reads strided scales only: a padded x_scale of the same [M, G]
   // shape is refused (mori 662: shape cannot tell them apart).
