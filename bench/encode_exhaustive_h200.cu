@@ -5,6 +5,11 @@
 // of the software path, fp8q_quantize_value(x, scale) =
 // fp8q_fp8_encode(x / scale). Checked here exhaustively on the GPU:
 //   1. the conversion alone against fp8q_fp8_encode for all 2^32 fp32 bits;
+//   1b. the v2 kernels' encoders against the CPU runtime's for all 2^32
+//      fp32 bits: cvt.rn.satfinite.e5m2x2.f32 against fp8q_e5m2_encode
+//      (NaN inputs only counted: the kernel re-encodes NaN codes in
+//      software) and encodeE2M1Branchless against fp8q_e2m1_encode (every
+//      input, NaN included);
 //   2. the whole path, storeQ8<true> (fp32 values) and encode8Raw (the 1x128
 //      kernel, 16-bit words), for every pair (x, amax) of bf16 values and of
 //      f16 values, scale = fp8q_quant_scale(amax), rcp = 1 / scale as in the
@@ -17,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q_kernels/QuantizeCommon.h"
+#include "fp8q_kernels/QuantizeV2Common.h"
 
 #include <cstdio>
 #include <cstring>
@@ -39,6 +45,25 @@ __global__ void checkEncode(Counts *c) {
     const uint32_t sw = fp8q_fp8_encode(f, FP8Q_F8E4M3FN);
     if (hw != sw) {
       const bool nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
+      unsigned long long n = atomicAdd(nan ? &c->badNaN : &c->bad, 1ull);
+      if (!nan && n < 4)
+        c->first[n] = u;
+    }
+  }
+}
+
+/// 1b: which = 0 E5M2 conversion, 1 branchless E2M1.
+__global__ void checkEncodeV2(Counts *c, int which) {
+  const uint32_t hiBits = blockIdx.x * (uint32_t)blockDim.x + threadIdx.x;
+  for (uint32_t i = 0; i < 1024; ++i) {
+    const uint32_t u = hiBits * 1024u + i;
+    const float f = fp8q_bits_f32(u);
+    const uint32_t got =
+        which == 0 ? cvtE5M2x2(f, 0.0f) & 0xFFu : encodeE2M1Branchless(f);
+    const uint32_t want =
+        which == 0 ? fp8q_e5m2_encode(f) : fp8q_e2m1_encode(f);
+    if (got != want) {
+      const bool nan = which == 0 && (u & 0x7FFFFFFFu) > 0x7F800000u;
       unsigned long long n = atomicAdd(nan ? &c->badNaN : &c->bad, 1ull);
       if (!nan && n < 4)
         c->first[n] = u;
@@ -108,6 +133,19 @@ int main() {
   for (unsigned k = 0; k < 4 && k < c->bad; ++k)
     printf("  first differing: 0x%08x\n", c->first[k]);
   int fails = c->bad != 0;
+  for (int which = 0; which < 2; ++which) {
+    memset(c, 0, sizeof(Counts));
+    checkEncodeV2<<<1u << 14, 256>>>(c, which);
+    cudaDeviceSynchronize();
+    printf("EXHAUSTIVE encode: all 2^32 fp32 -> %s: %llu non-NaN differ, "
+           "%llu NaN inputs differ (sign of NaN)\n",
+           which == 0 ? "e5m2, cvt.rn.satfinite vs fp8q_e5m2_encode"
+                      : "e2m1, encodeE2M1Branchless vs fp8q_e2m1_encode",
+           c->bad, c->badNaN);
+    for (unsigned k = 0; k < 4 && k < c->bad; ++k)
+      printf("  first differing: 0x%08x\n", c->first[k]);
+    fails |= c->bad != 0;
+  }
   for (int t = 0; t < 4; ++t) {
     memset(c, 0, sizeof(Counts));
     if (t == 0)

@@ -65,9 +65,18 @@ typedef int32_t (*DevQuantV2Fn)(fp8q_memref_2d *, fp8q_memref_2d *,
                                 void *);
 typedef int32_t (*MatV2Fn)(fp8q_memref_2d *, fp8q_memref_2d *, int32_t, int32_t,
                            int64_t, int32_t, int64_t);
+typedef int32_t (*GemmV2Fn)(fp8q_memref_2d *, fp8q_memref_2d *,
+                            fp8q_memref_2d *, fp8q_memref_2d *,
+                            fp8q_memref_0d *, fp8q_memref_2d *, int64_t,
+                            int32_t, int32_t, int32_t, int32_t, int64_t,
+                            int32_t, int64_t, int32_t);
+typedef int32_t (*PreshuffleV2Fn)(fp8q_memref_2d *, fp8q_memref_2d *, int32_t,
+                                  int64_t);
 
 QuantV2Fn cpuQuant[3];
 MatV2Fn cpuMat;
+GemmV2Fn cpuGemm;
+PreshuffleV2Fn cpuPreshuffle;
 const DevQuantV2Fn devQuant[3] = {_mlir_ciface_fp8q_rt_device_quantize_v2_bf16,
                                   _mlir_ciface_fp8q_rt_device_quantize_v2_f16,
                                   _mlir_ciface_fp8q_rt_device_quantize_v2_f32};
@@ -326,6 +335,167 @@ void checkMaterialize(int32_t st, const Layout &a, const Layout &b, int64_t M,
     CK(cudaFree(dd));
 }
 
+/// A v2 GEMM format: q and scale types, group, 128x128 weight-scale blocks.
+struct GemmFormat {
+  const char *name;
+  int32_t q, s;
+  int64_t group;
+  bool blockW;
+};
+const GemmFormat kGemmFormats[] = {
+    {"ue8m0-1x128", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU, 128, true},
+    {"ue8m0-per-row", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU, 128, false},
+    {"mxfp8-e4m3", FP8Q_Q_F8E4M3FN, FP8Q_SCALE_F8E8M0FNU, 32, false},
+    {"mxfp8-e5m2", FP8Q_Q_F8E5M2, FP8Q_SCALE_F8E8M0FNU, 32, false},
+    {"mxfp4", FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E8M0FNU, 32, false},
+    {"nvfp4", FP8Q_Q_F4E2M1FN, FP8Q_SCALE_F8E4M3FN, 16, false},
+};
+
+/// Random scale bytes: e8m0 2^-6 .. 2^6 with a rare NaN (0xFF), or e4m3
+/// codes 0x20 .. 0x5F (2^-3 .. 30) with a rare zero.
+std::vector<uint8_t> gemmScales(int32_t s, size_t n) {
+  std::vector<uint8_t> b(n);
+  for (auto &v : b) {
+    const uint32_t r = rng();
+    if (s == FP8Q_SCALE_F8E8M0FNU)
+      v = r % 97 == 0 ? 0xFF : (uint8_t)(121 + r % 13);
+    else
+      v = r % 89 == 0 ? 0 : (uint8_t)(0x20 + r % 64);
+  }
+  return b;
+}
+
+/// Random codes: fp8 bytes (a rare NaN or inf code of the format among
+/// them) or packed fp4 pairs.
+std::vector<uint8_t> gemmCodes(int32_t q, size_t n) {
+  std::vector<uint8_t> b(n);
+  for (auto &v : b) {
+    v = (uint8_t)rng();
+    if (q != FP8Q_Q_F4E2M1FN && (v & 0x7f) >= 0x78 && rng() % 41 != 0)
+      v &= 0xb7; // keep most codes finite
+  }
+  return b;
+}
+
+/// bf16 outputs equal, any NaN equal to any NaN (x86 and GPU NaN payloads
+/// differ); the first difference spelled.
+std::string bf16Diff(const std::vector<uint8_t> &g,
+                     const std::vector<uint8_t> &c, int64_t N) {
+  for (size_t i = 0; i + 1 < g.size(); i += 2) {
+    const uint16_t a = g[i] | g[i + 1] << 8, b = c[i] | c[i + 1] << 8;
+    const bool an = (a & 0x7fff) > 0x7f80, bn = (b & 0x7fff) > 0x7f80;
+    if (an && bn)
+      continue;
+    if (a != b) {
+      char buf[120];
+      snprintf(buf, sizeof buf,
+               " (first difference at m=%lld n=%lld: gpu "
+               "%04x cpu %04x)",
+               (long long)(i / 2 / N), (long long)(i / 2 % N), a, b);
+      return buf;
+    }
+  }
+  return "";
+}
+
+/// One gemm_v2 case on both runtimes: the same operand bytes, the GPU on
+/// device copies, the output compared bit for bit (NaN as NaN).
+void checkGemm(const GemmFormat &f, const Layout &xl, const Layout &wl,
+               int64_t M, int64_t N, int64_t K, bool preshuffled,
+               int32_t kernel) {
+  const bool fp4 = f.q == FP8Q_Q_F4E2M1FN;
+  const int64_t G = K / f.group, kb = fp4 ? K / 2 : K;
+  const int64_t wRows = f.blockW ? (N + 127) / 128 : N,
+                wCols = f.blockW ? K / 128 : G;
+  std::vector<uint8_t> q = gemmCodes(f.q, M * kb), w = gemmCodes(f.q, N * kb);
+  if (preshuffled) {
+    std::vector<uint8_t> plain = w;
+    fp8q_memref_2d src = md(plain.data(), N, kb, kb),
+                   dst = md(w.data(), N, kb, kb);
+    if (cpuPreshuffle(&src, &dst, f.q, K) != 0) {
+      report(false, "preshuffle_v2 of the gemm weight failed");
+      return;
+    }
+  }
+  std::vector<uint8_t> xs =
+      gemmScales(f.s, fp8q_scale_layout_alloc(xl.layout, xl.align, M, G));
+  std::vector<uint8_t> ws = gemmScales(
+      f.s, fp8q_scale_layout_alloc(wl.layout, wl.align, wRows, wCols));
+  float global = 0.0625f * 1.3f;
+  std::vector<uint8_t> oc(M * N * 2, 0x77);
+  void *dq = devAlloc(q.size()), *dw = devAlloc(w.size()),
+       *dxs = devAlloc(xs.size()), *dws = devAlloc(ws.size()),
+       *dout = devAlloc(oc.size()), *dg = devAlloc(4);
+  up(dq, q);
+  up(dw, w);
+  up(dxs, xs);
+  up(dws, ws);
+  up(dout, oc);
+  CK(cudaMemcpyAsync(dg, &global, 4, cudaMemcpyHostToDevice, stream));
+  fp8q_memref_2d qh = md(q.data(), M, kb, kb), wh = md(w.data(), N, kb, kb),
+                 xsh = scaleDesc(xs.data(), xl, M, G),
+                 wsh = scaleDesc(ws.data(), wl, wRows, wCols),
+                 oh = md(oc.data(), M, N, N);
+  fp8q_memref_2d qd = md(dq, M, kb, kb), wd = md(dw, N, kb, kb),
+                 xsd = scaleDesc(dxs, xl, M, G),
+                 wsd = scaleDesc(dws, wl, wRows, wCols), od = md(dout, M, N, N);
+  fp8q_memref_0d gh{&global, &global, 0}, gd{dg, dg, 0};
+  const int32_t wlay = preshuffled ? FP8Q_WEIGHT_LAYOUT_PRESHUFFLE_16X16 : 0;
+  char what[240];
+  snprintf(what, sizeof what,
+           "gemm_v2 %s kernel %d x_scale %s w_scale %s%s M=%lld N=%lld "
+           "K=%lld",
+           f.name, kernel, layoutName(xl).c_str(), layoutName(wl).c_str(),
+           preshuffled ? " preshuffled" : "", (long long)M, (long long)N,
+           (long long)K);
+  int32_t cs = cpuGemm(&qh, &xsh, &wh, &wsh, &gh, &oh, f.group, kernel, f.q,
+                       f.s, xl.layout, xl.align, wl.layout, wl.align, wlay);
+  int32_t gs = _mlir_ciface_fp8q_rt_device_gemm_v2(
+      &qd, &xsd, &wd, &wsd, &gd, &od, f.group, kernel, f.q, f.s, xl.layout,
+      xl.align, wl.layout, wl.align, wlay, stream);
+  if (cs != 0 || gs != 0) {
+    report(false, std::string(what) + ": status cpu " + std::to_string(cs) +
+                      " gpu " + std::to_string(gs) + " " +
+                      fp8q_device_last_error());
+    fp8q_device_clear_error();
+  } else {
+    std::vector<uint8_t> og = down(dout, oc.size());
+    report(bf16Diff(og, oc, N).empty(),
+           std::string(what) + bf16Diff(og, oc, N));
+  }
+  for (void *p : {dq, dw, dxs, dws, dout, dg})
+    CK(cudaFree(p));
+}
+
+void checkGemms() {
+  const Layout row = kLayouts[0], col = kLayouts[1], col4 = kLayouts[2],
+               pack4 = kLayouts[3], swz = kLayouts[5], cdna = kLayouts[6];
+  const std::pair<Layout, Layout> pairs[] = {
+      {row, row}, {col, row},   {col4, col}, {pack4, pack4},
+      {swz, swz}, {cdna, cdna}, {row, swz},  {cdna, row}};
+  for (const GemmFormat &f : kGemmFormats)
+    for (const auto &pr : pairs)
+      for (int64_t M : {1, 3, 37, 130}) {
+        const int64_t N = f.blockW ? 136 : 72, K = f.blockW ? 384 : 6 * f.group;
+        checkGemm(f, pr.first, pr.second, M, N, K, false,
+                  FP8Q_KERNEL_REFERENCE);
+      }
+  // The preshuffled fp4 weight (K % 64 == 0) and the v2 kernels' own
+  // contracts.
+  for (int64_t M : {1, 5, 64})
+    checkGemm(kGemmFormats[4], kLayouts[6], kLayouts[6], M, 96, 256, true,
+              FP8Q_KERNEL_AITER_MXFP4);
+  for (int f : {2, 5})
+    checkGemm(kGemmFormats[f], kLayouts[5], kLayouts[5], 33, 200, 512, false,
+              FP8Q_KERNEL_CUBLAS_MX);
+  checkGemm(kGemmFormats[1], Layout{FP8Q_LAYOUT_COL_MAJOR_PACK4, 4},
+            Layout{FP8Q_LAYOUT_COL_MAJOR_PACK4, 4}, 20, 256, 1024, false,
+            FP8Q_KERNEL_DEEPGEMM_SM100);
+  // A wider problem: several N blocks, M row groups and a long K.
+  checkGemm(kGemmFormats[2], kLayouts[1], kLayouts[0], 67, 1000, 2048, false,
+            FP8Q_KERNEL_REFERENCE);
+}
+
 /// The descriptor convention: a padded buffer where row_major is declared
 /// (and the reverse) is rejected, sticky, and nothing is written.
 void checkRejections() {
@@ -388,6 +558,7 @@ int runChecks() {
             checkMaterialize(st, a, b, M, G, false);
         checkMaterialize(st, a, b, 33, 9, true);
       }
+  checkGemms();
   checkRejections();
   printf("v2 check: %d PASS, %d FAIL\n", passes, failures);
   return failures ? 1 : 0;
@@ -504,6 +675,42 @@ int runBench() {
       printf("\n");
     }
   }
+  printf("\ngemm_v2 (the portable kernel, kernel reference): time per "
+         "call against a D2D copy of the weight bytes\n");
+  printf("%-12s %5s %6s %6s %9s %9s %7s\n", "format", "M", "N", "K", "us",
+         "copy us", "ratio");
+  for (int fi : {2, 4})
+    for (int64_t gm : {1, 16, 64}) {
+      const GemmFormat &f = kGemmFormats[fi];
+      const int64_t N = 4096, GK = 7168, G = GK / f.group,
+                    kb = f.q == FP8Q_Q_F4E2M1FN ? GK / 2 : GK;
+      fp8q_memref_2d q = md(dx, gm, kb, kb), w = md(dcopy, N, kb, kb);
+      fp8q_memref_2d xs = scaleDesc(ds, kLayouts[0], gm, G),
+                     ws = scaleDesc(dq, kLayouts[0], N, G);
+      fp8q_memref_2d o = md((char *)dx + 64 * GK, gm, N, N);
+      CK(cudaMemsetAsync(ds, 127, gm * G, stream));
+      CK(cudaMemsetAsync(dq, 127, N * G, stream));
+      const float us = timeUs(
+          [&] {
+            _mlir_ciface_fp8q_rt_device_gemm_v2(
+                &q, &xs, &w, &ws, &gd, &o, f.group, FP8Q_KERNEL_REFERENCE, f.q,
+                f.s, FP8Q_LAYOUT_ROW_MAJOR, 1, FP8Q_LAYOUT_ROW_MAJOR, 1, 0,
+                stream);
+          },
+          20);
+      const float cus = timeUs(
+          [&] {
+            CK(cudaMemcpyAsync((char *)dcopy + xBytes, dcopy, N * kb,
+                               cudaMemcpyDeviceToDevice, stream));
+          },
+          20);
+      printf("%-12s %5lld %6lld %6lld %9.1f %9.1f %6.1fx\n", f.name,
+             (long long)gm, (long long)N, (long long)GK, us, cus, us / cus);
+    }
+  if (fp8q_device_status()) {
+    printf("FAIL bench: sticky error %s\n", fp8q_device_last_error());
+    return 1;
+  }
   printf("\nmaterialize_v2 e8m0 [16384, 224] (1x32 groups of K = 7168) and f32 "
          "[16384, 56]: GB/s = (src + dst allocation bytes) / time, copy = "
          "D2D of the dst bytes\n");
@@ -574,7 +781,10 @@ int main(int argc, char **argv) {
   for (int t = 0; t < 3; ++t)
     cpuQuant[t] = (QuantV2Fn)dlsym(h, qn[t]);
   cpuMat = (MatV2Fn)dlsym(h, "fp8q_materialize_v2");
-  if (!cpuQuant[0] || !cpuQuant[1] || !cpuQuant[2] || !cpuMat) {
+  cpuGemm = (GemmV2Fn)dlsym(h, "fp8q_gemm_v2");
+  cpuPreshuffle = (PreshuffleV2Fn)dlsym(h, "fp8q_preshuffle_v2");
+  if (!cpuQuant[0] || !cpuQuant[1] || !cpuQuant[2] || !cpuMat || !cpuGemm ||
+      !cpuPreshuffle) {
     printf("FAIL the CPU runtime lacks the v2 entry points\n");
     return 2;
   }

@@ -11,8 +11,11 @@ OUT=${1:?usage: scripts/build-cuda-runtime.sh OUTDIR}
 cd "$(dirname "$0")/.."
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 mkdir -p "$OUT/obj"
+# FP8Q_NVCC_FLAGS: extra nvcc flags (e.g. -DFP8Q_V2_QUANT_MIN_BLOCKS=4 for
+# a benchmark variant).
 flags=(-std=c++17 -O3 -Xcompiler=-fPIC,-fvisibility=hidden,-fno-exceptions
-  -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common)
+  -Iinclude -Ikernels/include -Ilib/Runtime/Gpu -Ilib/Runtime/Common
+  ${FP8Q_NVCC_FLAGS:-})
 gencode=(-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90)
 # Waits for every background job started since the last call; fails if
 # any of them failed (a bare `wait` would report success).

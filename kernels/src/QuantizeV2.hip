@@ -24,6 +24,14 @@
 
 using namespace fp8q::kern;
 
+/// Blocks per SM the quantize kernels are built for: 3 leaves sm_90 74
+/// registers and no spills with the hardware conversions inlined (4, at 64
+/// registers, spilled up to 144 bytes); bench/v2_kernels_h200.sh times
+/// both.
+#ifndef FP8Q_V2_QUANT_MIN_BLOCKS
+#define FP8Q_V2_QUANT_MIN_BLOCKS 3
+#endif
+
 namespace {
 
 /// (m, g) of group `gid` in the launch's walk order.
@@ -38,19 +46,70 @@ quantV2Coord(const QuantV2Args &p, int64_t gid) {
   return groupOfIndexChunked<int64_t>(gid, p.M, p.G, lgR);
 }
 
-/// Stores the 8 codes of one chunk: 8 bytes (fp8) or 4 (fp4).
-template <int QT>
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+/// The 8 fp8 codes of x / divisor with the sm_89+ conversions (E4M3FN,
+/// E5M2), or false when one of them is a NaN code, whose sign the x86
+/// rules decide (the caller re-encodes the chunk in software). The
+/// quotient: x * rcp for power-of-two divisors (the same value); for
+/// `exactQ` (16-bit x, E4M3FN, f32 scale amax / 448: the 1x128 format)
+/// the fma-corrected quotient that bench/encode_exhaustive_h200.cu checks
+/// bit-exact for every such (x, amax); else the division.
+template <int QT, bool Q16>
+__device__ FP8Q_V2_INLINE bool hwCodes8(const float (&v)[8], float divisor,
+                                        float rcp, bool pow2, bool exactQ,
+                                        Bytes8 &b) {
+  auto y = [&](int i) {
+    if (pow2)
+      return v[i] * rcp;
+    if (Q16 && QT == FP8Q_Q_F8E4M3FN && exactQ)
+      return quotient(v[i], divisor, rcp);
+    return v[i] / divisor;
+  };
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    if constexpr (QT == FP8Q_Q_F8E5M2)
+      b.w[i] = cvtE5M2x2(y(4 * i), y(4 * i + 1)) |
+               (cvtE5M2x2(y(4 * i + 2), y(4 * i + 3)) << 16);
+    else
+      b.w[i] = cvtE4M3FNx2(y(4 * i), y(4 * i + 1)) |
+               (cvtE4M3FNx2(y(4 * i + 2), y(4 * i + 3)) << 16);
+  }
+  // NaN codes: E4M3FN 0x7f, E5M2 0x7d..0x7f (0x7c, infinity, never comes
+  // out of a saturating conversion), either sign.
+  constexpr uint32_t kNanFrom = QT == FP8Q_Q_F8E5M2 ? 0x04040404u : 0x01010101u;
+  return ((((b.w[0] & 0x7f7f7f7fu) + kNanFrom) |
+           ((b.w[1] & 0x7f7f7f7fu) + kNanFrom)) &
+          0x80808080u) == 0;
+}
+#endif
+
+/// Stores the 8 codes of one chunk: 8 bytes (fp8) or 4 (fp4). `hw`: the
+/// divisor is finite and nonzero (and the group's reciprocal is set), so
+/// E4M3FN and E5M2 may take the hardware conversion on sm_89+.
+template <int QT, bool Q16>
 __device__ FP8Q_V2_INLINE void
 storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
-             float divisor, float rcp, bool pow2) {
+             float divisor, float rcp, bool pow2, bool hw, bool exactQ) {
   if constexpr (QT == FP8Q_Q_F4E2M1FN) {
     uint32_t w = 0;
 #pragma unroll
     for (int i = 0; i < 8; ++i)
-      w |= (uint32_t)quantizeV2Value<QT>(v[i], divisor, rcp, pow2) << (4 * i);
+      w |= quantizeE2M1(v[i], divisor, rcp, pow2) << (4 * i);
     *reinterpret_cast<uint32_t *>(p.q + m * p.ldq + e0 / 2) = w;
   } else {
     Bytes8 b = {{0, 0}};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    if constexpr (QT == FP8Q_Q_F8E4M3FN || QT == FP8Q_Q_F8E5M2) {
+      if (hw && hwCodes8<QT, Q16>(v, divisor, rcp, pow2, exactQ, b)) {
+        storeOnce8(p.q + m * p.ldq + e0, b);
+        return;
+      }
+      b = Bytes8{{0, 0}};
+    }
+#else
+    (void)hw;
+    (void)exactQ;
+#endif
 #pragma unroll
     for (int i = 0; i < 8; ++i)
       b.w[i / 4] |= (uint32_t)quantizeV2Value<QT>(v[i], divisor, rcp, pow2)
@@ -82,6 +141,7 @@ __device__ FP8Q_V2_INLINE float teamMax(float v, int lanes) {
 /// The quantizing blocks: a team's one or two groups.
 template <class T, int QT>
 __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
+  constexpr bool Q16 = sizeof(T) == 2;
   const int tid = threadId();
   const int lanes = p.lanes, ng = p.groupsPerTeam;
   const int sub = tid & (lanes - 1);
@@ -141,24 +201,30 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
     const float sc =
         fp8q_group_scale(j ? amax1 : amax0, p.qType, p.rounding, global);
     const float divisor = p.scaleType == FP8Q_SCALE_F8E4M3FN ? sc * global : sc;
-    const float rcp = pow2 ? 1.0f / divisor : 0.0f;
+    // The fma-corrected quotient needs a finite divisor (amax inf gives an
+    // infinite exact scale); a zero divisor quantizes x * 0.
+    const bool hw = divisor != 0.0f && divisor <= 3.40282347e38f;
+    const bool exactQ = p.rounding == FP8Q_ROUND_EXACT &&
+                        p.scaleType == FP8Q_SCALE_F32 && p.group == 128;
+    const float rcp = (pow2 || (hw && exactQ)) ? 1.0f / divisor : 0.0f;
     const int64_t e0 = gc[j].g * p.group;
     if (two) {
       if (sub < chunks)
-        storeCodesV2<QT>(p, gc[j].m, e0 + sub * kV2Vec, v[j], divisor, rcp,
-                         pow2);
+        storeCodesV2<QT, Q16>(p, gc[j].m, e0 + sub * kV2Vec, v[j], divisor, rcp,
+                              pow2, hw, exactQ);
     } else {
 #pragma unroll
       for (int s = 0; s < 2; ++s) {
         const int64_t c = sub + s * lanes;
         if (c < chunks)
-          storeCodesV2<QT>(p, gc[0].m, e0 + c * kV2Vec, v[s], divisor, rcp,
-                           pow2);
+          storeCodesV2<QT, Q16>(p, gc[0].m, e0 + c * kV2Vec, v[s], divisor, rcp,
+                                pow2, hw, exactQ);
       }
       for (int64_t c = sub + 2 * lanes; c < chunks; c += lanes) {
         float w[8];
         load8(x[0] + c * kV2Vec, w);
-        storeCodesV2<QT>(p, gc[0].m, e0 + c * kV2Vec, w, divisor, rcp, pow2);
+        storeCodesV2<QT, Q16>(p, gc[0].m, e0 + c * kV2Vec, w, divisor, rcp,
+                              pow2, hw, exactQ);
       }
     }
     if (sub == 0)
@@ -209,18 +275,18 @@ __device__ FP8Q_V2_INLINE void quantizeV2Body(const QuantV2Args &p) {
 
 } // namespace
 
-extern "C" __global__
-FP8Q_LAUNCH_BOUNDS(kV2Block,
-                   4) void fp8q_kernel_quantize_v2_bf16(QuantV2Args p) {
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kV2Block,
+    FP8Q_V2_QUANT_MIN_BLOCKS) void fp8q_kernel_quantize_v2_bf16(QuantV2Args p) {
   quantizeV2Body<Bf16>(p);
 }
-extern "C" __global__
-FP8Q_LAUNCH_BOUNDS(kV2Block,
-                   4) void fp8q_kernel_quantize_v2_f16(QuantV2Args p) {
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kV2Block,
+    FP8Q_V2_QUANT_MIN_BLOCKS) void fp8q_kernel_quantize_v2_f16(QuantV2Args p) {
   quantizeV2Body<F16>(p);
 }
-extern "C" __global__
-FP8Q_LAUNCH_BOUNDS(kV2Block,
-                   4) void fp8q_kernel_quantize_v2_f32(QuantV2Args p) {
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kV2Block,
+    FP8Q_V2_QUANT_MIN_BLOCKS) void fp8q_kernel_quantize_v2_f32(QuantV2Args p) {
   quantizeV2Body<float>(p);
 }

@@ -182,4 +182,27 @@ TEST(QuantizeV2Value, NaNRulesOfX86) {
   EXPECT_EQ(quantizeV2Value<FP8Q_Q_F4E2M1FN>(nNaN, 2.0f, 0.5f, true), 0x7);
 }
 
+TEST(EncodeE2M1Branchless, MatchesTheReferenceEncoder) {
+  // Every fp32 whose high 16 bits are any value and low 16 bits one of a
+  // few patterns (every bf16, both signs, NaN and inf), plus every fp32 in
+  // [0.125, 8) (the midpoints and their neighbours) of both signs.
+  // bench/encode_exhaustive_h200.cu checks all 2^32 on a GPU.
+  for (uint32_t hi = 0; hi < 0x10000u; ++hi)
+    for (uint32_t lo : {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0xffffu}) {
+      const uint32_t u = hi << 16 | lo;
+      ASSERT_EQ(encodeE2M1Branchless(bitsOf(u)), fp8q_e2m1_encode(bitsOf(u)))
+          << std::hex << u;
+    }
+  for (uint32_t u = 0x3e000000u; u < 0x41000000u; ++u)
+    for (uint32_t s : {0u, 0x80000000u})
+      ASSERT_EQ(encodeE2M1Branchless(bitsOf(u | s)),
+                fp8q_e2m1_encode(bitsOf(u | s)))
+          << std::hex << (u | s);
+  // The fp4 code of a quotient, with a zero divisor (x * 0).
+  EXPECT_EQ(quantizeE2M1(2.6f, 1.0f, 0.0f, false), 0x5u);
+  EXPECT_EQ(quantizeE2M1(-2.5f, 0.5f, 2.0f, true), 0xEu); // -5: tie to 4
+  EXPECT_EQ(quantizeE2M1(-3.0f, 0.0f, 0.0f, false), 0x8u);
+  EXPECT_EQ(quantizeE2M1(bitsOf(0x7f800000u), 0.0f, 0.0f, false), 0x7u);
+}
+
 } // namespace

@@ -10,6 +10,8 @@
 #include "fp8q_kernels/IndexMath.h"
 #include "fp8q_kernels/Numerics.h"
 
+#include "fp8q/Runtime/fp8q_mx_numerics.h"
+
 namespace fp8q::kern {
 
 /// Loads 8 consecutive elements of T (16 or 32 bytes, aligned) as fp32.
@@ -65,6 +67,20 @@ __device__ inline uint32_t cvtE4M3FNx2(float lo, float hi) {
 #else // no fp8 conversion before sm_89 (never taken by storeQ8)
   return fp8q_fp8_encode(lo, FP8Q_F8E4M3FN) |
          ((uint32_t)fp8q_fp8_encode(hi, FP8Q_F8E4M3FN) << 8);
+#endif
+}
+
+/// Two fp32 -> f8E5M2 bytes (lo in the low byte) with the hardware
+/// conversion: RNE, finite values and infinities saturate to +-57344 as
+/// fp8q_e5m2_encode does; a NaN gives a NaN code without the reference's
+/// sign rule (bench/encode_exhaustive_h200.cu checks all 2^32 inputs).
+__device__ inline uint32_t cvtE5M2x2(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  unsigned short r;
+  asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  return r;
+#else // no fp8 conversion before sm_89 (never taken)
+  return fp8q_e5m2_encode(lo) | ((uint32_t)fp8q_e5m2_encode(hi) << 8);
 #endif
 }
 

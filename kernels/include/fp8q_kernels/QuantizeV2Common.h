@@ -117,6 +117,32 @@ FP8Q_HOSTDEV inline uint8_t quantizeV2Value(float x, float divisor, float rcp,
   return fp8q_q_encode(v, QT);
 }
 
+/// fp8q_e2m1_encode(x) without branches: RNE to f4E2M1FN as seven
+/// comparisons of |x| with the midpoints of its values (0, 0.5, 1, 1.5, 2,
+/// 3, 4, 6), a tie going to the even code (the midpoints are exact in
+/// fp32, so the comparisons are exact); above 5 (infinity too) saturates
+/// to 6; -0 keeps its sign; NaN is 0x7 of either sign, as the reference
+/// has it. bench/encode_exhaustive_h200.cu checks it against
+/// fp8q_e2m1_encode for all 2^32 fp32 bits.
+FP8Q_HOSTDEV inline uint32_t encodeE2M1Branchless(float x) {
+  const uint32_t bits = floatBits(x), mag = bits & 0x7fffffffu;
+  const float a = bitsFloat(mag);
+  const uint32_t c = (uint32_t)(a > 0.25f) + (uint32_t)(a >= 0.75f) +
+                     (uint32_t)(a > 1.25f) + (uint32_t)(a >= 1.75f) +
+                     (uint32_t)(a > 2.5f) + (uint32_t)(a >= 3.5f) +
+                     (uint32_t)(a > 5.0f);
+  return mag > 0x7f800000u ? 0x7u : (c | ((bits >> 28) & 0x8u));
+}
+
+/// The fp4 code of x / divisor as quantizeV2Value<FP8Q_Q_F4E2M1FN> gives
+/// it: every NaN is 0x7 whatever its sign, so the x86 NaN rules do not
+/// matter here.
+FP8Q_HOSTDEV inline uint32_t quantizeE2M1(float x, float divisor, float rcp,
+                                          bool pow2) {
+  return encodeE2M1Branchless(divisor == 0.0f ? x * 0.0f
+                                              : (pow2 ? x * rcp : x / divisor));
+}
+
 } // namespace fp8q::kern
 
 #endif // FP8Q_KERNELS_QUANTIZEV2COMMON_H
