@@ -9,6 +9,9 @@
 // GEMM. Operand loads follow the instruction's K order inside a lane
 // (MxGemm.h: split halves for fp8, contiguous for fp4). MXFP4 with a
 // preshuffled weight and cdna4_mx scales is the aiter_mxfp4 contract.
+// Correctness first: fragments come straight from global memory (no LDS
+// staging, as in GemmBlockScale.hip) and nothing here has run on gfx950
+// silicon; the wave64 model (MxWaveModel.h) is what checks the loads.
 //
 // Only gfx950 has the scaled MFMA (and FP4 matrix instructions): gfx942's
 // code object and the NVIDIA build do not contain these two kernels. Every

@@ -72,8 +72,10 @@ constexpr int kMxBlockN = kMxWavesN * kMxWaveN; // 128
 constexpr int kMxThreads = kMxWavesM * kMxWavesN * 64;
 
 /// Everything the MX GEMM reads and writes. Requires K % 128 == 0 and
-/// N % 16 == 0; M is any. Scales are cdna4_mx allocations of [M, K/32] and
-/// [N, K/32] (roundup(rows, 256) x roundup(K/32, 8) bytes, padding 0).
+/// N % 16 == 0; M is any. q and w rows (ldq, ldw) and base pointers are
+/// 16-byte aligned (the fragments are 16-byte loads), scales 4-byte
+/// aligned. Scales are cdna4_mx allocations of [M, K/32] and [N, K/32]
+/// (roundup(rows, 256) x roundup(K/32, 8) bytes, padding 0).
 struct MxGemmArgs {
   const uint8_t *q;  ///< [M, K] codes row-major, row stride ldq bytes
   const uint8_t *xs; ///< cdna4_mx e8m0 of q
