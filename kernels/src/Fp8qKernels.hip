@@ -8,6 +8,7 @@
 
 #include "DecodeGemm.hip"
 #include "GemmBlockScale.hip"
+#include "GemmMx.hip"
 #include "GemmV2.hip"
 #include "Materialize.hip"
 #include "MaterializeV2.hip"
