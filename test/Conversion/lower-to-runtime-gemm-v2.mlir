@@ -84,3 +84,61 @@ func.func @preshuffle_fp4(%w: memref<32x128xf4E2M1FN>, %p: memref<32x128xf4E2M1F
   fp8q.buffer.preshuffle %w8, %p8 : memref<32x128xf8E4M3FN>, memref<32x128xf8E4M3FN>
   return
 }
+
+// -----
+
+// Equal bytes across descriptor kinds: row_major [8, 4] and [16, 4] are
+// col_major align 4 pack 4's bytes (one word per row, no padding), which
+// deepgemm_sm100 (8) reads; the runtimes take the kind from the
+// descriptor, so both scales are passed as padded views (strides (0, 0),
+// layout 2, align 4) of the same buffers, nothing copied.
+// CHECK-LABEL: func.func @deepgemm_sm100_row_major_is_pack4
+// CHECK-SAME: %[[Q:[^:]*]]: memref<8x512xf8E4M3FN>, %[[XS:[^:]*]]: memref<8x4xf8E8M0FNU>, %[[W:[^:]*]]: memref<16x512xf8E4M3FN>, %[[WS:[^:]*]]: memref<16x4xf8E8M0FNU>
+// CHECK: %{{.*}}, %[[XOFF:.*]], %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[XS]]
+// CHECK: memref.reinterpret_cast %[[XS]] to offset: [%[[XOFF]]], sizes: [8, 4], strides: [0, 0] : memref<8x4xf8E8M0FNU> to memref<8x4xf8E8M0FNU, strided<[0, 0], offset: ?>>
+// CHECK: %{{.*}}, %[[WOFF:.*]], %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[WS]]
+// CHECK: memref.reinterpret_cast %[[WS]] to offset: [%[[WOFF]]], sizes: [16, 4], strides: [0, 0] : memref<16x4xf8E8M0FNU> to memref<16x4xf8E8M0FNU, strided<[0, 0], offset: ?>>
+// CHECK: call @fp8q_rt_gemm_v2({{.*}}, %c128_i64{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}}, %c2_i32{{[_0-9]*}}, %c4_i64{{[_0-9]*}}, %c2_i32{{[_0-9]*}}, %c4_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}})
+func.func @deepgemm_sm100_row_major_is_pack4(%q: memref<8x512xf8E4M3FN>, %xs: memref<8x4xf8E8M0FNU>,
+                                             %w: memref<16x512xf8E4M3FN>, %ws: memref<16x4xf8E8M0FNU>, %o: memref<8x16xbf16>) {
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o {kernel = #fp8q.kernel<deepgemm_sm100>}
+      : memref<8x512xf8E4M3FN>, memref<8x4xf8E8M0FNU>,
+        memref<16x512xf8E4M3FN>, memref<16x4xf8E8M0FNU>, memref<8x16xbf16>
+  return
+}
+
+// -----
+
+// The reverse: triton (2) reads a row_major w_scale, and a padded pack4
+// align 4 [8, 4] is its bytes: passed as the strided view (4, 1), layout
+// 0. A row_major [6, 4] x_scale is not pack4 align 4's bytes (6 rows pad
+// to 8), so nothing is re-described there: triton reads it strided anyway.
+// CHECK-LABEL: func.func @triton_pack4_is_row_major
+// CHECK-NOT: memref.reinterpret_cast %arg1
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 4], strides: [4, 1] : memref<8x4xf8E8M0FNU, strided<[0, 0]>> to memref<8x4xf8E8M0FNU, strided<[4, 1], offset: ?>>
+// CHECK: call @fp8q_rt_gemm_v2({{.*}}, %c32_i64{{[_0-9]*}}, %c2_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}})
+func.func @triton_pack4_is_row_major(%q: memref<6x128xf8E4M3FN>, %xs: memref<6x4xf8E8M0FNU>,
+                                     %w: memref<8x128xf8E4M3FN>, %ws: memref<8x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>,
+                                     %o: memref<6x8xbf16>) {
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o {kernel = #fp8q.kernel<triton>}
+      : memref<6x128xf8E4M3FN>, memref<6x4xf8E8M0FNU>,
+        memref<8x128xf8E4M3FN>, memref<8x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>, memref<6x8xbf16>
+  return
+}
+
+// -----
+
+// Not the same bytes: row_major [6, 4] pads to 8 rows as pack4 align 4,
+// so it stays a strided row_major descriptor (layout 0) for the runtime to
+// reject with what to materialize.
+// CHECK-LABEL: func.func @deepgemm_sm100_row_major_not_pack4
+// CHECK-NOT: memref.reinterpret_cast
+// CHECK: call @fp8q_rt_gemm_v2({{.*}}, %c128_i64{{[_0-9]*}}, %c8_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c2_i32{{[_0-9]*}}, %c4_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}})
+func.func @deepgemm_sm100_row_major_not_pack4(%q: memref<6x512xf8E4M3FN>, %xs: memref<6x4xf8E8M0FNU>,
+                                              %w: memref<16x512xf8E4M3FN>, %ws: memref<16x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>,
+                                              %o: memref<6x16xbf16>) {
+  fp8q.buffer.gemm %q, %xs, %w, %ws, %o {kernel = #fp8q.kernel<deepgemm_sm100>}
+      : memref<6x512xf8E4M3FN>, memref<6x4xf8E8M0FNU>,
+        memref<16x512xf8E4M3FN>, memref<16x4xf8E8M0FNU, #fp8q.layout<col_major, align = 4, pack = 4>>, memref<6x16xbf16>
+  return
+}

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -171,6 +172,102 @@ TEST(ScaleLayouts, Pack4IsDeepGemmsPackedWords) {
             ASSERT_EQ(o, viewPermute(m * (4 * W) + g, {ld, W, 4}, {1, 0, 2}));
           }
       }
+}
+
+/// Every layout with the aligns the equality has to tell apart: {1, 2, 4,
+/// 8} for the two that take one, and pack4 with 128 / 512, whose leading
+/// dimension at M == 1 makes it address swizzle_32_4_4's / cdna4_mx's bytes.
+const Layout kEqualityLayouts[] = {
+    {FP8Q_LAYOUT_ROW_MAJOR, 1},         {FP8Q_LAYOUT_COL_MAJOR, 1},
+    {FP8Q_LAYOUT_COL_MAJOR, 2},         {FP8Q_LAYOUT_COL_MAJOR, 4},
+    {FP8Q_LAYOUT_COL_MAJOR, 8},         {FP8Q_LAYOUT_COL_MAJOR_PACK4, 1},
+    {FP8Q_LAYOUT_COL_MAJOR_PACK4, 2},   {FP8Q_LAYOUT_COL_MAJOR_PACK4, 4},
+    {FP8Q_LAYOUT_COL_MAJOR_PACK4, 8},   {FP8Q_LAYOUT_COL_MAJOR_PACK4, 128},
+    {FP8Q_LAYOUT_COL_MAJOR_PACK4, 512}, {FP8Q_LAYOUT_SWIZZLE_32_4_4, 1},
+    {FP8Q_LAYOUT_CDNA4_MX, 1},
+};
+
+/// The brute-force oracle of SPEC v2's equality, from the offset and
+/// allocation formulas alone: every (m, g) at the same offset and, when a
+/// padded layout is involved, the same allocation (a strided memref views
+/// its buffer and owns none).
+bool oracleEqual(const Layout &a, const Layout &b, int64_t M, int64_t G) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t g = 0; g < G; ++g)
+      if (fp8q_scale_offset(a.layout, a.align, M, G, m, g) !=
+          fp8q_scale_offset(b.layout, b.align, M, G, m, g))
+        return false;
+  if (!fp8q_scale_layout_bytes_only(a.layout) &&
+      !fp8q_scale_layout_bytes_only(b.layout))
+    return true;
+  return fp8q_scale_layout_alloc(a.layout, a.align, M, G) ==
+         fp8q_scale_layout_alloc(b.layout, b.align, M, G);
+}
+
+std::string describe(const Layout &l) {
+  return std::string(fp8q_scale_layout_name(l.layout)) + " align " +
+         std::to_string(l.align);
+}
+
+TEST(ScaleLayouts, LayoutsEqualIsTheBruteForceOracle) {
+  std::vector<int64_t> ms;
+  for (int64_t m = 1; m <= 9; ++m)
+    ms.push_back(m);
+  // Past the tiles' row blocks too (swizzle 128, cdna4_mx 16 / 32 / 256).
+  for (int64_t m : {16, 17, 32, 128, 129, 256})
+    ms.push_back(m);
+  int distinctEqual = 0, unequal = 0;
+  for (const Layout &a : kEqualityLayouts)
+    for (const Layout &b : kEqualityLayouts)
+      for (int64_t M : ms)
+        for (int64_t G = 1; G <= 9; ++G) {
+          const bool want = oracleEqual(a, b, M, G);
+          ASSERT_EQ(fp8q_scale_layouts_equal(a.layout, a.align, b.layout,
+                                             b.align, M, G),
+                    int(want))
+              << describe(a) << " vs " << describe(b) << " on [" << M << ", "
+              << G << "]";
+          distinctEqual += want && (a.layout != b.layout || a.align != b.align);
+          unequal += !want;
+        }
+  // The sweep reaches both answers, distinct layouts that are equal included.
+  EXPECT_GT(distinctEqual, 100);
+  EXPECT_GT(unequal, 1000);
+}
+
+// The cases SPEC v2 names, spelled out (each also in the sweep above).
+TEST(ScaleLayouts, LayoutsEqualSpecialCases) {
+  const int row = FP8Q_LAYOUT_ROW_MAJOR, col = FP8Q_LAYOUT_COL_MAJOR,
+            pack4 = FP8Q_LAYOUT_COL_MAJOR_PACK4,
+            swz = FP8Q_LAYOUT_SWIZZLE_32_4_4, cdna = FP8Q_LAYOUT_CDNA4_MX;
+  // M == 1 or G == 1: row_major and col_major are one strided layout.
+  EXPECT_TRUE(fp8q_scale_layouts_equal(row, 1, col, 1, 1, 7));
+  EXPECT_TRUE(fp8q_scale_layouts_equal(row, 1, col, 4, 7, 1));
+  EXPECT_FALSE(fp8q_scale_layouts_equal(row, 1, col, 1, 2, 2));
+  // col_major align a is col_major when M % a == 0 (no allocation rule).
+  EXPECT_TRUE(fp8q_scale_layouts_equal(col, 4, col, 1, 8, 3));
+  EXPECT_FALSE(fp8q_scale_layouts_equal(col, 4, col, 1, 6, 3));
+  EXPECT_TRUE(fp8q_scale_layouts_equal(col, 4, col, 2, 8, 3));
+  // pack4: one leading dimension, one layout.
+  EXPECT_TRUE(fp8q_scale_layouts_equal(pack4, 4, pack4, 1, 8, 5));
+  EXPECT_FALSE(fp8q_scale_layouts_equal(pack4, 4, pack4, 1, 6, 5));
+  // One 32-bit word per row: pack4 is row_major's bytes, when the
+  // allocation is too.
+  EXPECT_TRUE(fp8q_scale_layouts_equal(row, 1, pack4, 4, 8, 4));
+  EXPECT_FALSE(fp8q_scale_layouts_equal(row, 1, pack4, 4, 6, 4));
+  EXPECT_FALSE(fp8q_scale_layouts_equal(row, 1, pack4, 1, 1, 3));
+  // A single row with a 128-word leading dimension is the swizzle's tile row.
+  EXPECT_TRUE(fp8q_scale_layouts_equal(pack4, 128, swz, 1, 1, 9));
+  EXPECT_FALSE(fp8q_scale_layouts_equal(pack4, 128, swz, 1, 2, 9));
+  // One byte lands at 0 everywhere, but the tiles pad differently.
+  EXPECT_FALSE(fp8q_scale_layouts_equal(swz, 1, cdna, 1, 1, 1));
+  EXPECT_FALSE(fp8q_scale_layouts_equal(row, 1, swz, 1, 1, 1));
+  // The align of a layout without one is ignored.
+  EXPECT_TRUE(fp8q_scale_layouts_equal(swz, 1, swz, 8, 130, 5));
+  // Strides: an extent of 1 makes its stride moot.
+  EXPECT_TRUE(fp8q_scale_strides_equal(1, 5, 9, 1, 5, 1));
+  EXPECT_TRUE(fp8q_scale_strides_equal(5, 1, 1, 9, 1, 5));
+  EXPECT_FALSE(fp8q_scale_strides_equal(2, 2, 2, 1, 1, 2));
 }
 
 } // namespace

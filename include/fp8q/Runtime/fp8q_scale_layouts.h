@@ -140,6 +140,52 @@ static inline FP8Q_HD int fp8q_scale_layout_strides(int layout, int64_t align,
   return 0;
 }
 
+/// 1 when element strides (a0, a1) and (b0, b1) address the same element
+/// for every (m, g) of an [M, G] scale: an extent of 1 is only indexed at
+/// 0, so its stride is moot (M == 1 or G == 1 makes row_major and
+/// col_major one layout).
+static inline FP8Q_HD int fp8q_scale_strides_equal(int64_t M, int64_t G,
+                                                   int64_t a0, int64_t a1,
+                                                   int64_t b0, int64_t b1) {
+  return (M <= 1 || a0 == b0) && (G <= 1 || a1 == b1);
+}
+
+/// SPEC v2's layout equality by bytes addressed, for a static [M, G] scale
+/// (M, G >= 1): 1 when layouts (`layout_a`, `align_a`) and (`layout_b`,
+/// `align_b`) put every (m, g) at the same offset, and, when either is a
+/// padded layout (pack4, swizzle_32_4_4, cdna4_mx), also allocate the same
+/// number of elements. Two strided layouts (row_major, col_major [align])
+/// compare their strides only (a strided memref views its buffer, it owns
+/// no allocation), so col_major align a equals col_major when M % a == 0.
+/// A layout equals itself under any align giving the same leading dimension
+/// roundup(M, align) (the only way its formulas read the align), and two
+/// strided layouts compare in O(1); otherwise the offsets of all M * G
+/// elements are compared, stopping at the first that differs (callers bound
+/// M * G). The one equality of the compiler (fp8q::areEquivalentLayouts)
+/// and of the runtimes' contract checks (scaleMeetsReq, fp8q_check_scale);
+/// the align of a layout without one is ignored.
+static inline FP8Q_HD int
+fp8q_scale_layouts_equal(int layout_a, int64_t align_a, int layout_b,
+                         int64_t align_b, int64_t M, int64_t G) {
+  int64_t a0, a1, b0, b1, m, g;
+  if (layout_a == layout_b &&
+      (!fp8q_scale_layout_has_align(layout_a) ||
+       fp8q_roundup(M, align_a) == fp8q_roundup(M, align_b)))
+    return 1;
+  if (fp8q_scale_layout_strides(layout_a, align_a, M, G, &a0, &a1) &&
+      fp8q_scale_layout_strides(layout_b, align_b, M, G, &b0, &b1))
+    return fp8q_scale_strides_equal(M, G, a0, a1, b0, b1);
+  if (fp8q_scale_layout_alloc(layout_a, align_a, M, G) !=
+      fp8q_scale_layout_alloc(layout_b, align_b, M, G))
+    return 0;
+  for (m = 0; m < M; ++m)
+    for (g = 0; g < G; ++g)
+      if (fp8q_scale_offset(layout_a, align_a, M, G, m, g) !=
+          fp8q_scale_offset(layout_b, align_b, M, G, m, g))
+        return 0;
+  return 1;
+}
+
 /// The SPEC name of a layout, for messages.
 static inline const char *fp8q_scale_layout_name(int layout) {
   switch (layout) {

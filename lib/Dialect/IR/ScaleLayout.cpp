@@ -76,47 +76,42 @@ std::optional<int64_t> getScaleAllocation(LayoutAttr layout,
                                  shape[0], shape[1]);
 }
 
-/// Byte-by-byte comparison of two layouts over a static [M, G] with the C
-/// index math (offsets in scale elements, one element type on both sides).
-static bool addressSameBytes(LayoutAttr a, LayoutAttr b,
-                             ArrayRef<int64_t> shape) {
-  int64_t m = shape[0], g = shape[1];
-  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(g))
-    return false;
-  int64_t count = 0;
-  if (llvm::MulOverflow(m, g, count) || count > kMaxComparedElements)
-    return false;
-  int codeA = a.getLayoutCode(), codeB = b.getLayoutCode();
-  if (fp8q_scale_layout_alloc(codeA, a.getAlign(), m, g) !=
-      fp8q_scale_layout_alloc(codeB, b.getAlign(), m, g))
-    return false;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < g; ++j)
-      if (fp8q_scale_offset(codeA, a.getAlign(), m, g, i, j) !=
-          fp8q_scale_offset(codeB, b.getAlign(), m, g, i, j))
-        return false;
-  return true;
-}
-
-bool areEquivalentLayouts(LayoutAttr a, LayoutAttr b, ArrayRef<int64_t> shape) {
-  if (a == b)
-    return true;
+/// The dynamic-shape rule of areEquivalentLayouts (a static shape goes to
+/// fp8q_scale_layouts_equal): strided layouts compare the strides of the
+/// dimensions whose extent may exceed 1, and a stride that depends on a
+/// dynamic M proves nothing; a padded layout's formula depends on M, so it
+/// is only equal to itself (handled by the caller).
+static bool haveEqualDynamicStrides(LayoutAttr a, LayoutAttr b,
+                                    ArrayRef<int64_t> shape) {
   if (!a.isStrided() || !b.isStrided())
-    return addressSameBytes(a, b, shape);
+    return false;
   SmallVector<int64_t, 2> sa = getScaleStrides(a, shape);
   SmallVector<int64_t, 2> sb = getScaleStrides(b, shape);
   for (unsigned d = 0; d < 2; ++d) {
     // A dimension of extent 1 is only ever indexed at 0: its stride is moot.
     if (shape[d] == 1)
       continue;
-    // Strides that depend on a dynamic M can only be proven equal when they
-    // come from identical layouts, handled above.
-    if (ShapedType::isDynamic(sa[d]) || ShapedType::isDynamic(sb[d]))
-      return false;
-    if (sa[d] != sb[d])
+    if (ShapedType::isDynamic(sa[d]) || ShapedType::isDynamic(sb[d]) ||
+        sa[d] != sb[d])
       return false;
   }
   return true;
+}
+
+bool areEquivalentLayouts(LayoutAttr a, LayoutAttr b, ArrayRef<int64_t> shape) {
+  assert(shape.size() == 2 && "scale tensors are rank 2");
+  if (a == b)
+    return true;
+  int64_t m = shape[0], g = shape[1];
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(g))
+    return haveEqualDynamicStrides(a, b, shape);
+  // Two strided layouts compare in O(1); a padded one walks every (m, g).
+  int64_t count = 0;
+  if (!(a.isStrided() && b.isStrided()) &&
+      (llvm::MulOverflow(m, g, count) || count > kMaxComparedElements))
+    return false;
+  return fp8q_scale_layouts_equal(a.getLayoutCode(), a.getAlign(),
+                                  b.getLayoutCode(), b.getAlign(), m, g);
 }
 
 bool areEquivalentScaleTypes(RankedTensorType a, RankedTensorType b) {

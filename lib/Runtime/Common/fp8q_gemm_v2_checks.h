@@ -77,8 +77,12 @@ struct GemmV2Plan {
 
 /// 1 when scale view `v` addresses, for every (m, g), the bytes that
 /// requirement `req` names, and allocates as much (SPEC v2's equality by
-/// bytes addressed). A strided requirement is met only by a strided
-/// descriptor and a padded one only by a padded descriptor.
+/// bytes addressed). The descriptor's kind decides first: a strided
+/// requirement is met only by a strided descriptor and a padded one only by
+/// a padded descriptor, whatever the bytes (mori 662). A strided descriptor
+/// is then compared by its own strides (a col_major one may state any
+/// leading dimension the align allows), a padded one by its declared layout
+/// through fp8q_scale_layouts_equal, the compiler's equality.
 inline bool scaleMeetsReq(const fp8q_scale_req &req, const ScaleView &v) {
   if (req.kind == FP8Q_SCALE_REQ_ANY)
     return true;
@@ -86,22 +90,9 @@ inline bool scaleMeetsReq(const fp8q_scale_req &req, const ScaleView &v) {
     return !v.padded;
   int64_t s0, s1;
   if (fp8q_scale_layout_strides(req.layout, req.align, v.M, v.G, &s0, &s1))
-    return !v.padded && (v.M == 1 || v.s0 == s0) && (v.G == 1 || v.s1 == s1);
-  if (!v.padded)
-    return false;
-  if (v.layout == req.layout &&
-      (!fp8q_scale_layout_has_align(req.layout) || v.align == req.align))
-    return true;
-  // Another padded layout may still address the same bytes (pack4 with
-  // align 1 and align 4 when M % 4 == 0).
-  if (fp8q_scale_layout_alloc(req.layout, req.align, v.M, v.G) != v.alloc)
-    return false;
-  for (int64_t m = 0; m < v.M; ++m)
-    for (int64_t g = 0; g < v.G; ++g)
-      if (fp8q_scale_offset(req.layout, req.align, v.M, v.G, m, g) !=
-          v.offset(m, g))
-        return false;
-  return true;
+    return !v.padded && fp8q_scale_strides_equal(v.M, v.G, v.s0, v.s1, s0, s1);
+  return v.padded && fp8q_scale_layouts_equal(req.layout, req.align, v.layout,
+                                              v.align, v.M, v.G);
 }
 
 /// Spells requirement `req` of an [M, G] scale for messages.

@@ -209,17 +209,28 @@ fp8q_check_scale(int32_t kernel, int32_t operand, int32_t layout, int64_t align,
                   "[M=%lld, G=%lld]",
                   c.name, opName, have, (long long)m, (long long)g);
   }
+  // The descriptor's kind first (a padded buffer never meets a strided
+  // requirement, or the reverse), then the one equality by bytes addressed
+  // of fp8q_scale_layouts.h, as fp8q_gemm_v2 (scaleMeetsReq) compares.
   bool ok;
-  if (fp8q_scale_layout_bytes_only(req.layout)) {
-    // Padded layouts are compared by code and the leading dimension they
-    // address (pack = 4: roundup(M, align)).
-    ok = layout == req.layout &&
-         (!fp8q_scale_layout_has_align(layout) ||
-          fp8q_roundup(m, align) == fp8q_roundup(m, req.align));
+  int64_t w0 = 0, w1 = 0;
+  if (fp8q_scale_layout_strides(req.layout, req.align, m, g, &w0, &w1)) {
+    ok = !padded && fp8q_scale_strides_equal(m, g, s0, s1, w0, w1);
+  } else if (!padded) {
+    ok = false;
   } else {
-    int64_t w0 = 0, w1 = 0;
-    fp8q_scale_layout_strides(req.layout, req.align, m, g, &w0, &w1);
-    ok = !padded && (m == 1 || s0 == w0) && (g == 1 || s1 == w1);
+    // Both allocations are bounded before they are computed in int64, as
+    // fp8q_gemm_v2 bounds its padded operands (at most (M + max(align,
+    // 256)) * (G + 8) elements).
+    const int64_t widest = align > req.align ? align : req.align;
+    const __int128 bound =
+        __int128(m + (widest > 256 ? widest : 256)) * (g + 8);
+    if (bound > __int128(FP8Q_MAX_SPAN_BYTES))
+      return answer(FP8Q_ERR_SHAPE,
+                    "a [%lld, %lld] scale in layout %s would span more than "
+                    "2^48 bytes",
+                    (long long)m, (long long)g, fp8q_scale_layout_name(layout));
+    ok = fp8q_scale_layouts_equal(req.layout, req.align, layout, align, m, g);
   }
   if (ok)
     return FP8Q_OK;
