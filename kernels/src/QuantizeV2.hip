@@ -9,10 +9,15 @@
 // The numerics are fp8q_mx_numerics.h's, so every byte equals the CPU
 // runtime's (bench/gpu_v2_check.cu checks it on the H200).
 //
-// A team of `lanes` lanes (a power of two, 16 for a 1x128 group) quantizes
-// a group, 8 elements (one 16-byte load of a 16-bit type) per lane and
-// chunk; a team takes two consecutive groups when a group is one chunk per
-// lane, so that a lane keeps 16 values in flight. Column-major and pack4
+// 16-bit inputs with groups of 16, 32, 64, 128 or 256 take the raw-word
+// kernels (fp8q_kernel_quantize_v2_words_*, the FP8 1x128 kernel's
+// structure): a team of group / 16 lanes holds two consecutive groups in
+// their 16-bit words, two 16-byte chunks of each per lane, all four loads
+// issued before any arithmetic; 64 bytes in flight per lane is what the
+// bandwidth needs. Otherwise (f32 x, other group sizes) a team of `lanes`
+// lanes (a power of two, 16 for a 1x128 group) quantizes a group as fp32
+// values, 8 elements per lane and chunk; a team takes two consecutive
+// groups when a group is one chunk per lane. Column-major and pack4
 // scales walk groups m-fastest in chunks of 8 rows (groupOfIndexChunked):
 // consecutive teams write consecutive scales.
 //
@@ -30,6 +35,13 @@ using namespace fp8q::kern;
 /// both.
 #ifndef FP8Q_V2_QUANT_MIN_BLOCKS
 #define FP8Q_V2_QUANT_MIN_BLOCKS 3
+#endif
+
+/// Blocks per SM of the raw-word kernels (fp8q_kernel_quantize_v2_words_*):
+/// 4 leaves sm_90 64 registers without spills, 64 bytes of x in flight per
+/// lane; 5 (48 registers) spills.
+#ifndef FP8Q_V2_QUANT_WORDS_MIN_BLOCKS
+#define FP8Q_V2_QUANT_WORDS_MIN_BLOCKS 4
 #endif
 
 namespace {
@@ -232,6 +244,79 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
   }
 }
 
+/// max over the team's lanes of two packed 16-bit integers.
+__device__ FP8Q_V2_INLINE uint32_t teamMaxU16x2V2(uint32_t v, int lanes) {
+  for (int s = lanes / 2; s >= 1; s /= 2)
+    v = maxU16x2(v, shflXor(v, s));
+  return v;
+}
+
+/// The quantizing blocks of the raw-word path (16-bit x, group = 16 *
+/// lanes): a team's two groups stay in their 16-bit words, lane `sub`
+/// holding chunks sub and sub + lanes of each (four 16-byte loads issued
+/// before any arithmetic: the bytes in flight the bandwidth needs, at half
+/// the registers of fp32 values). The amax is a packed 16-bit integer max
+/// (amaxBits16: |x| orders like its bits, NaN skipped as maxNum does); each
+/// chunk is widened to fp32 only to be encoded, by storeCodesV2 as in the
+/// fp32-value path, so the bytes are the same.
+template <class T, int QT>
+__device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
+  const int tid = threadId();
+  const int lanes = p.lanes;
+  const int sub = tid & (lanes - 1);
+  const int64_t total = p.M * p.G;
+  const int64_t gid0 = (blockIdX() * (kV2Block / lanes) + tid / lanes) * 2;
+  GroupCoordT<int64_t> gc[2];
+  bool active[2];
+  Bytes16 w[2][2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    active[j] = gid0 + j < total;
+    gc[j] = quantV2Coord(p, active[j] ? gid0 + j : 0);
+    const T *x = static_cast<const T *>(p.x) + gc[j].m * p.ldx +
+                 gc[j].g * p.group + sub * kV2Vec;
+#pragma unroll
+    for (int s = 0; s < 2; ++s)
+      w[j][s] = active[j] ? loadOnce16(x + s * lanes * kV2Vec)
+                          : Bytes16{{0, 0, 0, 0}};
+  }
+  uint32_t amax = 0;
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    bool nan;
+    amax |= amaxBits16<T>(reinterpret_cast<const uint32_t(&)[8]>(w[j]), nan)
+            << (16 * j);
+  }
+  amax = teamMaxU16x2V2(amax, lanes);
+  const float global = p.scaleType == FP8Q_SCALE_F8E4M3FN ? *p.global : 1.0f;
+  const bool pow2 = quantV2Pow2(p.rounding);
+  constexpr bool kQ16 = true;
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    if (!active[j])
+      continue;
+    const float a = toFloat(T{(uint16_t)(amax >> (16 * j))});
+    const float sc = fp8q_group_scale(a, p.qType, p.rounding, global);
+    const float divisor = p.scaleType == FP8Q_SCALE_F8E4M3FN ? sc * global : sc;
+    const bool hw = divisor != 0.0f && divisor <= 3.40282347e38f;
+    const bool exactQ = p.rounding == FP8Q_ROUND_EXACT &&
+                        p.scaleType == FP8Q_SCALE_F32 && p.group == 128;
+    const float rcp = (pow2 || (hw && exactQ)) ? 1.0f / divisor : 0.0f;
+    const int64_t e0 = gc[j].g * p.group;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      float v[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        v[i] = toFloat(T{(uint16_t)(w[j][s].w[i / 2] >> (16 * (i % 2)))});
+      storeCodesV2<QT, kQ16>(p, gc[j].m, e0 + (sub + s * lanes) * kV2Vec, v,
+                             divisor, rcp, pow2, hw, exactQ);
+    }
+    if (sub == (j & (lanes - 1)))
+      storeScaleV2(p, gc[j].m, gc[j].g, sc);
+  }
+}
+
 /// The padding blocks: zero kV2PadPerThread padding elements each (1-byte
 /// scales; only padded layouts have padding of their own), in the order of
 /// scalePaddingCoord.
@@ -273,7 +358,40 @@ __device__ FP8Q_V2_INLINE void quantizeV2Body(const QuantV2Args &p) {
   }
 }
 
+/// The raw-word kernels' body (16-bit x, p.words set by the launcher).
+template <class T>
+__device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
+  if (blockIdX() >= p.quantBlocks) {
+    zeroPaddingV2(p);
+    return;
+  }
+  switch (p.qType) {
+  case FP8Q_Q_F8E4M3FNUZ:
+    quantizeV2Words<T, FP8Q_Q_F8E4M3FNUZ>(p);
+    return;
+  case FP8Q_Q_F8E5M2:
+    quantizeV2Words<T, FP8Q_Q_F8E5M2>(p);
+    return;
+  case FP8Q_Q_F4E2M1FN:
+    quantizeV2Words<T, FP8Q_Q_F4E2M1FN>(p);
+    return;
+  default:
+    quantizeV2Words<T, FP8Q_Q_F8E4M3FN>(p);
+  }
+}
+
 } // namespace
+
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void
+    fp8q_kernel_quantize_v2_words_bf16(QuantV2Args p) {
+  quantizeV2WordsBody<Bf16>(p);
+}
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void
+    fp8q_kernel_quantize_v2_words_f16(QuantV2Args p) {
+  quantizeV2WordsBody<F16>(p);
+}
 
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kV2Block,

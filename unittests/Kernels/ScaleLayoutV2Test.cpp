@@ -91,6 +91,27 @@ TEST(ScaleLayoutV2, PaddingWalkCoversExactlyThePadding) {
   }
 }
 
+TEST(ScaleLayoutV2, WordPathTeamCoversEveryChunkOnce) {
+  for (int64_t group = 8; group <= 2048; group += 8) {
+    EXPECT_EQ(quantV2WordLanes(group, 4), 0) << group;
+    const int lanes = quantV2WordLanes(group, 2);
+    const bool expected = group == 16 || group == 32 || group == 64 ||
+                          group == 128 || group == 256;
+    EXPECT_EQ(lanes != 0, expected) << group;
+    if (!lanes)
+      continue;
+    // Lane sub holds chunks sub and sub + lanes of each group (8 elements
+    // per chunk): together every chunk exactly once.
+    std::vector<int> hits(group / kV2Vec, 0);
+    for (int sub = 0; sub < lanes; ++sub)
+      for (int s = 0; s < 2; ++s)
+        ++hits.at(sub + s * lanes);
+    for (int64_t c = 0; c < group / kV2Vec; ++c)
+      EXPECT_EQ(hits[c], 1) << group << " chunk " << c;
+    EXPECT_LE(lanes, kV2MaxLanes);
+  }
+}
+
 TEST(ScaleLayoutV2, TeamGeometry) {
   for (int64_t group = 8; group <= 2048; group += 8) {
     const int lanes = quantV2Lanes(group);

@@ -51,6 +51,7 @@ struct QuantV2Args {
   int32_t padded;        ///< the layout is pack4, swizzle or cdna4_mx
   int32_t lanes;         ///< team size: a power of two <= kV2MaxLanes
   int32_t groupsPerTeam; ///< 1 or 2
+  int32_t words;         ///< the raw-word path (quantV2WordLanes)
   int32_t mFastest;      ///< walk groups m-fastest (chunks of rows)
 };
 
@@ -87,6 +88,18 @@ FP8Q_HOSTDEV inline int quantV2Lanes(int64_t group) {
 /// chunks of its group and reloads the rest).
 FP8Q_HOSTDEV inline int quantV2GroupsPerTeam(int64_t group) {
   return group == (int64_t)kV2Vec * quantV2Lanes(group) ? 2 : 1;
+}
+
+/// Team size of the raw-word path for `eltBytes`-byte inputs: group / 16
+/// (two 16-byte chunks of each of two groups per lane, as the FP8 1x128
+/// kernel holds them) for 16-bit inputs and groups of 16 .. 256 elements
+/// in steps of 16 with a power-of-two quotient; 0 when the fp32-value path
+/// (quantV2Lanes, quantV2GroupsPerTeam) applies.
+FP8Q_HOSTDEV inline int quantV2WordLanes(int64_t group, int eltBytes) {
+  if (eltBytes != 2 || group < 16 || group % 16 != 0)
+    return 0;
+  const int64_t lanes = group / 16;
+  return lanes <= kV2MaxLanes && (lanes & (lanes - 1)) == 0 ? (int)lanes : 0;
 }
 
 /// True when `rounding` makes every scale a power of two in [2^-127,

@@ -58,6 +58,8 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_decode_gemm_preshuffle_m32",
     "fp8q_kernel_decode_gemm_preshuffle_m64",
     "fp8q_kernel_gemm_v2",
+    "fp8q_kernel_quantize_v2_words_bf16",
+    "fp8q_kernel_quantize_v2_words_f16",
 };
 
 namespace {

@@ -128,8 +128,10 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   a.layout = layout;
   a.padded = sv.padded ? 1 : 0;
   scalePaddedDomain(layout, align, M, G, a.padM, a.padG);
-  a.lanes = quantV2Lanes(group);
-  a.groupsPerTeam = quantV2GroupsPerTeam(group);
+  const int wordLanes = quantV2WordLanes(group, (int)actBytes(t));
+  a.words = wordLanes != 0 ? 1 : 0;
+  a.lanes = a.words ? wordLanes : quantV2Lanes(group);
+  a.groupsPerTeam = a.words ? 2 : quantV2GroupsPerTeam(group);
   a.mFastest = M > 1 && (layout == FP8Q_LAYOUT_COL_MAJOR ||
                          layout == FP8Q_LAYOUT_COL_MAJOR_PACK4);
   const int64_t groupsPerBlock =
@@ -142,8 +144,11 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   grid.x = (unsigned)(a.quantBlocks + padBlocks);
   block.x = kV2Block;
   void *args[] = {&a};
-  if (int32_t s = ex.launch((KernelId)((int)KernelId::QuantizeV2Bf16 + (int)t),
-                            grid, block, args))
+  const KernelId kernel =
+      a.words ? (t == Act::BF16 ? KernelId::QuantizeV2WordsBf16
+                                : KernelId::QuantizeV2WordsF16)
+              : (KernelId)((int)KernelId::QuantizeV2Bf16 + (int)t);
+  if (int32_t s = ex.launch(kernel, grid, block, args))
     return s;
   return ex.finish();
 }

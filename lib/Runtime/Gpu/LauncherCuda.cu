@@ -79,6 +79,10 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_decode_gemm_preshuffle_m64;
   case KernelId::GemmV2:
     return (const void *)fp8q_kernel_gemm_v2;
+  case KernelId::QuantizeV2WordsBf16:
+    return (const void *)fp8q_kernel_quantize_v2_words_bf16;
+  case KernelId::QuantizeV2WordsF16:
+    return (const void *)fp8q_kernel_quantize_v2_words_f16;
   default:
     return nullptr;
   }
