@@ -259,7 +259,26 @@ __device__ FP8Q_V2_INLINE uint32_t teamMaxU16x2V2(uint32_t v, int lanes) {
 /// (amaxBits16: |x| orders like its bits, NaN skipped as maxNum does); each
 /// chunk is widened to fp32 only to be encoded, by storeCodesV2 as in the
 /// fp32-value path, so the bytes are the same.
-template <class T, int QT>
+/// How the raw-word kernels form x / divisor, fixed per instantiation so
+/// that no per-element branch on it remains (uniform branches between the
+/// elements' conversions cost the instruction-level parallelism the loop
+/// needs): x * rcp for power-of-two scales, the fma-corrected quotient for
+/// the FP8 1x128 format (E4M3FN, exact f32 scale, group 128), else the
+/// division.
+enum QuantV2Quotient { kQuotPow2, kQuotCorrected, kQuotDivide };
+
+/// The quotient kind of a launch (uniform: it depends on the arguments).
+template <int QT>
+__device__ FP8Q_V2_INLINE int quantV2QuotientOf(const QuantV2Args &p) {
+  if (quantV2Pow2(p.rounding))
+    return kQuotPow2;
+  if (QT == FP8Q_Q_F8E4M3FN && p.rounding == FP8Q_ROUND_EXACT &&
+      p.scaleType == FP8Q_SCALE_F32 && p.group == 128)
+    return kQuotCorrected;
+  return kQuotDivide;
+}
+
+template <class T, int QT, int Quot>
 __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   const int tid = threadId();
   const int lanes = p.lanes;
@@ -289,18 +308,16 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   }
   amax = teamMaxU16x2V2(amax, lanes);
   const float global = p.scaleType == FP8Q_SCALE_F8E4M3FN ? *p.global : 1.0f;
-  const bool pow2 = quantV2Pow2(p.rounding);
+  constexpr bool pow2 = Quot == kQuotPow2, exactQ = Quot == kQuotCorrected;
   constexpr bool kQ16 = true;
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     if (!active[j])
       continue;
     const float a = toFloat(T{(uint16_t)(amax >> (16 * j))});
-    const float sc = fp8q_group_scale(a, p.qType, p.rounding, global);
+    const float sc = fp8q_group_scale(a, QT, p.rounding, global);
     const float divisor = p.scaleType == FP8Q_SCALE_F8E4M3FN ? sc * global : sc;
     const bool hw = divisor != 0.0f && divisor <= 3.40282347e38f;
-    const bool exactQ = p.rounding == FP8Q_ROUND_EXACT &&
-                        p.scaleType == FP8Q_SCALE_F32 && p.group == 128;
     const float rcp = (pow2 || (hw && exactQ)) ? 1.0f / divisor : 0.0f;
     const int64_t e0 = gc[j].g * p.group;
 #pragma unroll
@@ -358,6 +375,22 @@ __device__ FP8Q_V2_INLINE void quantizeV2Body(const QuantV2Args &p) {
   }
 }
 
+/// quantizeV2Words with the launch's quotient kind.
+template <class T, int QT>
+__device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
+  const int quot = quantV2QuotientOf<QT>(p);
+  if (quot == kQuotPow2)
+    quantizeV2Words<T, QT, kQuotPow2>(p);
+  else if constexpr (QT == FP8Q_Q_F8E4M3FN) {
+    if (quot == kQuotCorrected)
+      quantizeV2Words<T, QT, kQuotCorrected>(p);
+    else
+      quantizeV2Words<T, QT, kQuotDivide>(p);
+  } else {
+    quantizeV2Words<T, QT, kQuotDivide>(p);
+  }
+}
+
 /// The raw-word kernels' body (16-bit x, p.words set by the launcher).
 template <class T>
 __device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
@@ -367,16 +400,16 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
   }
   switch (p.qType) {
   case FP8Q_Q_F8E4M3FNUZ:
-    quantizeV2Words<T, FP8Q_Q_F8E4M3FNUZ>(p);
+    quantizeV2WordsQuot<T, FP8Q_Q_F8E4M3FNUZ>(p);
     return;
   case FP8Q_Q_F8E5M2:
-    quantizeV2Words<T, FP8Q_Q_F8E5M2>(p);
+    quantizeV2WordsQuot<T, FP8Q_Q_F8E5M2>(p);
     return;
   case FP8Q_Q_F4E2M1FN:
-    quantizeV2Words<T, FP8Q_Q_F4E2M1FN>(p);
+    quantizeV2WordsQuot<T, FP8Q_Q_F4E2M1FN>(p);
     return;
   default:
-    quantizeV2Words<T, FP8Q_Q_F8E4M3FN>(p);
+    quantizeV2WordsQuot<T, FP8Q_Q_F8E4M3FN>(p);
   }
 }
 

@@ -18,6 +18,8 @@
 #include "fp8q_kernels/ScaleLayoutV2.h"
 #include "fp8q_scale_checks.h"
 
+#include <cstdlib>
+
 using namespace fp8q::kern;
 
 namespace fp8q::hiprt {
@@ -47,6 +49,26 @@ bool bytesOverlap(const char *a, int64_t an, const char *b, int64_t bn) {
 }
 
 } // namespace
+
+/// Elements from which a quantize_v2 launch takes the raw-word kernels
+/// (8 MiB of bf16 and up: a launch that streams from DRAM).
+constexpr int64_t kQuantV2WordsMinElements = int64_t(1) << 22;
+
+/// Whether a quantize of `elements` elements takes the raw-word kernels
+/// where they apply. They keep four 16-byte loads in flight per lane, what
+/// a DRAM-bound launch needs; a small launch has too few teams for that and
+/// is bound by one lane's chain instead, which the fp32-value kernel keeps
+/// shorter (half the elements per lane). FP8Q_V2_QUANT_WORDS=0 / =1 forces
+/// either (A/B runs of bench/gpu_v2_check.cu).
+static bool quantV2UseWords(int64_t elements) {
+  static const int forced = [] {
+    const char *v = std::getenv("FP8Q_V2_QUANT_WORDS");
+    return v && (v[0] == '0' || v[0] == '1') && v[1] == 0 ? v[0] - '0' : -1;
+  }();
+  if (forced >= 0)
+    return forced == 1;
+  return elements >= kQuantV2WordsMinElements;
+}
 
 int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
                      fp8q_memref_2d *scale, fp8q_memref_0d *global,
@@ -129,7 +151,7 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   a.padded = sv.padded ? 1 : 0;
   scalePaddedDomain(layout, align, M, G, a.padM, a.padG);
   const int wordLanes = quantV2WordLanes(group, (int)actBytes(t));
-  a.words = wordLanes != 0 ? 1 : 0;
+  a.words = wordLanes != 0 && quantV2UseWords(M * K) ? 1 : 0;
   a.lanes = a.words ? wordLanes : quantV2Lanes(group);
   a.groupsPerTeam = a.words ? 2 : quantV2GroupsPerTeam(group);
   a.mFastest = M > 1 && (layout == FP8Q_LAYOUT_COL_MAJOR ||
