@@ -64,14 +64,12 @@ extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
 /// warm-up call of each shape grows it), counters zeroed when allocated and
 /// reset by the kernel. Returns 0, or 1 for bad operands, 2 on a CUDA error.
 /// `plan` (optional, 4 ints): rows, splits, tilesN * tilesM, kbPer.
-extern "C" int fp8q_bench_decode_gemm_v2(const void *q, const void *xs,
-                                         const void *w, const void *ws,
-                                         void *out, int64_t M, int64_t N,
-                                         int64_t K, int64_t ldq, int64_t xs0,
-                                         int64_t xs1, int64_t ldw, int64_t ws0,
-                                         int64_t ws1, int64_t ldo,
-                                         int preshuffled, void *stream,
-                                         int *plan) {
+extern "C" int
+fp8q_bench_decode_gemm_v2(const void *q, const void *xs, const void *w,
+                          const void *ws, void *out, int64_t M, int64_t N,
+                          int64_t K, int64_t ldq, int64_t xs0, int64_t xs1,
+                          int64_t ldw, int64_t ws0, int64_t ws1, int64_t ldo,
+                          int preshuffled, void *stream, int *plan) {
   if (M < 1 || N < 1 || K < 16 || K % 16 || ldq % 16 || ldw % 16 ||
       (preshuffled && (N % 16 || K % 32)))
     return 1;

@@ -303,8 +303,8 @@ __device__ inline void decode2Body(const Decode2Args &a) {
   extern __shared__ __align__(16) uint8_t fp8q_decode2_lds[];
   uint8_t *lds = fp8q_decode2_lds;
 #else
-  __shared__ __attribute__((aligned(16)))
-  uint8_t lds[decode2LdsBytes<DecodeMap, R>()];
+  __shared__
+      __attribute__((aligned(16))) uint8_t lds[decode2LdsBytes<DecodeMap, R>()];
 #endif
   __shared__ int lastFlag;
   const DecodeGemmArgs &p = a.g;
@@ -317,12 +317,12 @@ __device__ inline void decode2Body(const Decode2Args &a) {
   // Activation rows past M: zeros in every stage, never copied.
   if (m0 + R > p.M)
     for (int f = tid; f < S * R * kDecode2Chunks; f += T) {
-      const int slot = f / (R * kDecode2Chunks),
-                row = (f / kDecode2Chunks) % R, c = f % kDecode2Chunks;
+      const int slot = f / (R * kDecode2Chunks), row = (f / kDecode2Chunks) % R,
+                c = f % kDecode2Chunks;
       if (m0 + row >= p.M)
-        *reinterpret_cast<Bytes16 *>(
-            lds + slot * decode2StageBytes<R>() +
-            decode2LdsOffset(kDecode2TileN + row, c)) = Bytes16{};
+        *reinterpret_cast<Bytes16 *>(lds + slot * decode2StageBytes<R>() +
+                                     decode2LdsOffset(kDecode2TileN + row, c)) =
+            Bytes16{};
     }
 #if defined(FP8Q_DECODE_NV)
   Decode2NvRing<R, L> ring(lds, p, n0, m0, tid);
@@ -393,19 +393,25 @@ __device__ inline void decode2Body(const Decode2Args &a) {
 /// (ptxas -v, sm_90): the 16-row variant spills at 128, the 32-row at 168.
 /// Bytes in flight do not need registers here (cp.async), so 2-3 resident
 /// blocks of 4 warps still keep 2-3 stages per block in flight.
+/// Blocks of 128-row tiles have twice the threads: half the blocks.
+#if FP8Q_DECODE2_TILE_N >= 128
+#define FP8Q_DECODE2_MIN_BLOCKS_SCALE 2
+#else
+#define FP8Q_DECODE2_MIN_BLOCKS_SCALE 1
+#endif
 #ifndef FP8Q_DECODE2_M16_MIN_BLOCKS
-#define FP8Q_DECODE2_M16_MIN_BLOCKS 3
+#define FP8Q_DECODE2_M16_MIN_BLOCKS (3 / FP8Q_DECODE2_MIN_BLOCKS_SCALE)
 #endif
 #ifndef FP8Q_DECODE2_M32_MIN_BLOCKS
-#define FP8Q_DECODE2_M32_MIN_BLOCKS 2
+#define FP8Q_DECODE2_M32_MIN_BLOCKS (2 / FP8Q_DECODE2_MIN_BLOCKS_SCALE)
 #endif
 #ifndef FP8Q_DECODE2_M64_MIN_BLOCKS
-#define FP8Q_DECODE2_M64_MIN_BLOCKS 2
+#define FP8Q_DECODE2_M64_MIN_BLOCKS (2 / FP8Q_DECODE2_MIN_BLOCKS_SCALE)
 #endif
 #define FP8Q_DECODE2_KERNEL(rows, minBlocks)                                   \
-  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(Decode2Shape<DecodeMap>::kThreads,  \
-                                           minBlocks) void                     \
-      fp8q_kernel_decode2_gemm_m##rows(Decode2Args a) {                        \
+  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(                                    \
+      Decode2Shape<DecodeMap>::kThreads,                                       \
+      minBlocks) void fp8q_kernel_decode2_gemm_m##rows(Decode2Args a) {        \
     decode2Body<rows / DecodeMap::kTileM, WLayout::Plain>(a);                  \
   }                                                                            \
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(Decode2Shape<DecodeMap>::kThreads,  \

@@ -190,8 +190,8 @@ void expectMatchesReferences(const Problem &pr,
   fp8q_memref_2d w = memref2d(pr.w.data(), pr.N, pr.K, pr.K, 1);
   fp8q_memref_2d ws = memref2d(pr.ws.data(), pr.NB, pr.G, pr.G, 1);
   fp8q_memref_2d o = memref2d(rt.data(), pr.M, pr.N, pr.N, 1);
-  ASSERT_EQ(fp8q_gemm(&q, &xs, &w, &ws, &o, FP8Q_KERNEL_REFERENCE, (int32_t)pr.fp8,
-                      FP8Q_WEIGHT_LAYOUT_PLAIN),
+  ASSERT_EQ(fp8q_gemm(&q, &xs, &w, &ws, &o, FP8Q_KERNEL_REFERENCE,
+                      (int32_t)pr.fp8, FP8Q_WEIGHT_LAYOUT_PLAIN),
             FP8Q_OK)
       << fp8q_last_error();
   int64_t differ = 0;
@@ -447,9 +447,9 @@ TEST_P(DecodeGemmV2ModelTest, MatchesReferences) {
   // One 16-byte copy per weight chunk of every K block and per activation
   // chunk of every row that exists (each block, counted once).
   const int64_t xRows = pr.M; // rows past M are never copied
-  EXPECT_EQ(st.copies, pr.G * (st.plan.tilesN * st.plan.tilesM *
-                                   kDecode2WChunks +
-                               st.plan.tilesN * xRows * kDecode2Chunks));
+  EXPECT_EQ(st.copies,
+            pr.G * (st.plan.tilesN * st.plan.tilesM * kDecode2WChunks +
+                    st.plan.tilesN * xRows * kDecode2Chunks));
   expectMatchesReferences(pr, out);
 }
 
@@ -466,16 +466,14 @@ std::string paramNameV2(
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, DecodeGemmV2ModelTest,
-    ::testing::Combine(::testing::Values(Isa::Nv, Isa::Gfx950, Isa::Gfx942),
-                       ::testing::Values(Shape{1, 16, 128}, Shape{1, 200, 1168},
-                                         Shape{1, 128, 1024},
-                                         Shape{5, 136, 384},
-                                         Shape{16, 128, 2048},
-                                         Shape{33, 48, 640},
-                                         Shape{64, 256, 1024},
-                                         Shape{64, 24, 144}, Shape{70, 32, 256},
-                                         Shape{16, 200, 1152}),
-                       ::testing::Bool(), ::testing::Bool()),
+    ::testing::Combine(
+        ::testing::Values(Isa::Nv, Isa::Gfx950, Isa::Gfx942),
+        ::testing::Values(Shape{1, 16, 128}, Shape{1, 200, 1168},
+                          Shape{1, 128, 1024}, Shape{5, 136, 384},
+                          Shape{16, 128, 2048}, Shape{33, 48, 640},
+                          Shape{64, 256, 1024}, Shape{64, 24, 144},
+                          Shape{70, 32, 256}, Shape{16, 200, 1152}),
+        ::testing::Bool(), ::testing::Bool()),
     paramNameV2);
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- DecodeGemmV2.h - Decode GEMM v2: LDS-staged, pipelined, split-K ---*-===//
+//===- DecodeGemmV2.h - Decode GEMM v2: LDS-staged, pipelined, split-K
+//---*-===//
 //
 // out[m, n] = bf16(sum_kb xs[m, kb] * ws[n / 128, kb] * sum_{k in kb} q * w)
 // for decode sizes, the second design (the first, DecodeGemm.h, stays the
@@ -77,9 +78,14 @@ namespace fp8q::kern {
 #ifndef FP8Q_DECODE2_MAX_SPLITS
 #define FP8Q_DECODE2_MAX_SPLITS 16
 #endif
-/// NVIDIA resident blocks per SM the register budget is cut for.
+/// NVIDIA resident blocks per SM the 8-row variant's registers are cut for
+/// (DecodeGemm.hip has the other variants'; 128-row tiles: half).
 #ifndef FP8Q_DECODE2_MIN_BLOCKS
+#if FP8Q_DECODE2_TILE_N >= 128
+#define FP8Q_DECODE2_MIN_BLOCKS 2
+#else
 #define FP8Q_DECODE2_MIN_BLOCKS 4
+#endif
 #endif
 
 constexpr int kDecode2TileN = FP8Q_DECODE2_TILE_N;
@@ -162,8 +168,8 @@ struct Decode2Args {
 };
 
 /// Workspace floats and counters of a plan (0 without split-K).
-FP8Q_HOSTDEV inline int64_t decode2PartFloats(const Decode2Plan &pl,
-                                              int64_t M, int64_t N) {
+FP8Q_HOSTDEV inline int64_t decode2PartFloats(const Decode2Plan &pl, int64_t M,
+                                              int64_t N) {
   return pl.splits > 1 ? pl.splits * M * N : 0;
 }
 FP8Q_HOSTDEV inline int64_t decode2Counters(const Decode2Plan &pl) {
@@ -196,8 +202,8 @@ template <WLayout L> FP8Q_HOSTDEV constexpr int64_t decode2WeightKbStride() {
 /// 128-byte line); preshuffle_16x16, 128 per 16-row group (the group's K
 /// block is one contiguous 2 KiB piece, [k32][half][n16]).
 template <WLayout L>
-FP8Q_HOSTDEV inline Decode2Stream
-decode2WeightStream(const DecodeGemmArgs &p, int64_t n0, int f) {
+FP8Q_HOSTDEV inline Decode2Stream decode2WeightStream(const DecodeGemmArgs &p,
+                                                      int64_t n0, int f) {
   int row, c;
   if constexpr (L == WLayout::Plain) {
     row = f / kDecode2Chunks;
@@ -234,9 +240,8 @@ FP8Q_HOSTDEV inline Decode2Stream decode2ActStream(const DecodeGemmArgs &p,
 
 /// The source of stream `st` for K block kb with `stride` bytes per K
 /// block; null (16 zeros) past N or K.
-FP8Q_HOSTDEV inline const uint8_t *decode2Src(const Decode2Stream &st,
-                                              int64_t kb, int64_t stride,
-                                              int64_t K) {
+FP8Q_HOSTDEV inline const uint8_t *
+decode2Src(const Decode2Stream &st, int64_t kb, int64_t stride, int64_t K) {
   return st.rowValid && kb * kGroup + st.kOff < K ? st.src + kb * stride
                                                   : nullptr;
 }
@@ -257,8 +262,8 @@ FP8Q_HOSTDEV inline DecodeFrag decode2ReadFrag(Rd &rd, int row, int kOff) {
 /// read(slot) -> Rd, kLandAfterCompute).
 template <class Map, int MT, class Wave, class Cp>
 FP8Q_HOSTDEV inline typename Wave::template Lanes<DecodeAccs<MT>>
-decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0,
-                  int64_t kbLo, int64_t kbHi, int wave, Wave &W, Cp &cp) {
+decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
+                  int64_t kbHi, int wave, Wave &W, Cp &cp) {
   constexpr int S = Decode2Shape<Map>::kStages;
   typename Wave::template Lanes<DecodeAccs<MT>> total =
       W.map([&](int) { return DecodeAccs<MT>{}; });
@@ -270,6 +275,9 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0,
       cp.fetch(s, kbLo + s);
     cp.land(s, s < nkb);
   }
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll 1
+#endif
   for (int64_t i = 0; i < nkb; ++i) {
     cp.wait();
     cp.sync(); // stage i landed for all; stage i - 1 read by all
@@ -286,8 +294,8 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0,
       DecodeWFrag<Map> f;
       FP8Q_UNROLL
       for (int r = 0; r < Map::kWRows; ++r)
-        f.row[r] =
-            decode2ReadFrag(rd, 16 * wave + Map::wRow(lane, r), Map::kOff(lane));
+        f.row[r] = decode2ReadFrag(rd, 16 * wave + Map::wRow(lane, r),
+                                   Map::kOff(lane));
       return f;
     });
     FP8Q_UNROLL
@@ -329,8 +337,8 @@ FP8Q_HOSTDEV inline int decode2AccM(int t, int lane, int j) {
 }
 
 /// Index of output (m, n) of split s in the workspace [splits][M][N].
-FP8Q_HOSTDEV inline int64_t decode2PartIndex(const DecodeGemmArgs &p,
-                                             int s, int64_t m, int64_t n) {
+FP8Q_HOSTDEV inline int64_t decode2PartIndex(const DecodeGemmArgs &p, int s,
+                                             int64_t m, int64_t n) {
   return ((int64_t)s * p.M + m) * p.N + n;
 }
 

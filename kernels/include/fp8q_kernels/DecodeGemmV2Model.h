@@ -39,8 +39,8 @@ template <class Map, int R, WLayout L> struct Decode2CpuRing {
         lds(decode2LdsBytes<Map, R>(), fp8 == Fp8::E4M3FNUZ ? 0x80 : 0x7f) {
     // The kernel's zeroing of activation rows past M, every stage.
     for (int f = 0; f < kS * R * kDecode2Chunks; ++f) {
-      const int slot = f / (R * kDecode2Chunks),
-                row = (f / kDecode2Chunks) % R, c = f % kDecode2Chunks;
+      const int slot = f / (R * kDecode2Chunks), row = (f / kDecode2Chunks) % R,
+                c = f % kDecode2Chunks;
       if (m0 + row >= p.M)
         std::memset(lds.data() + slot * decode2StageBytes<R>() +
                         decode2LdsOffset(kDecode2TileN + row, c),
@@ -99,10 +99,9 @@ inline Decode2ModelStats runDecode2Model(const DecodeGemmArgs &p, Fp8 fp8,
   Decode2ModelStats st;
   st.plan = decode2Plan(p.M, p.N, p.K, R, sms);
   const Decode2Plan &pl = st.plan;
-  std::vector<float> part(decode2PartFloats(pl, p.M, p.N),
-                          __builtin_nanf(""));
-  Decode2Args a{p, part.data(), nullptr, pl.tilesN, pl.kbPer, pl.kBlocks,
-                pl.splits};
+  std::vector<float> part(decode2PartFloats(pl, p.M, p.N), __builtin_nanf(""));
+  Decode2Args a{p,        part.data(), nullptr,  pl.tilesN,
+                pl.kbPer, pl.kBlocks,  pl.splits};
   for (int64_t tm = 0; tm < pl.tilesM; ++tm)
     for (int64_t tn = 0; tn < pl.tilesN; ++tn) {
       const int64_t n0 = tn * kDecode2TileN, m0 = tm * R;
@@ -113,8 +112,8 @@ inline Decode2ModelStats runDecode2Model(const DecodeGemmArgs &p, Fp8 fp8,
         for (int wave = 0; wave < Decode2Shape<Map>::kWaves; ++wave) {
           DecodeCpuWave<Map> W{fp8};
           Decode2CpuRing<Map, R, L> ring(p, n0, m0, fp8);
-          auto tot = decode2WaveTotals<Map, MT>(p, n0, m0, kbLo, kbHi, wave,
-                                                W, ring);
+          auto tot =
+              decode2WaveTotals<Map, MT>(p, n0, m0, kbLo, kbHi, wave, W, ring);
           st.mmaCalls += W.mmaCalls;
           if (wave == 0)
             st.copies += ring.copies;
