@@ -151,6 +151,21 @@ __device__ inline int64_t decode2BlockIdZ() {
 }
 
 #if defined(FP8Q_DECODE_NV)
+/// FP8Q_DECODE2_L2_PREFETCH = 0 (default), 64, 128 or 256: the L2 prefetch
+/// size qualifier of the weight / activation cp.async (a sweep knob; the
+/// stream is contiguous per row or 2 KiB piece).
+#ifndef FP8Q_DECODE2_L2_PREFETCH
+#define FP8Q_DECODE2_L2_PREFETCH 0
+#endif
+#if FP8Q_DECODE2_L2_PREFETCH == 256
+#define FP8Q_DECODE2_L2_HINT ".L2::256B"
+#elif FP8Q_DECODE2_L2_PREFETCH == 128
+#define FP8Q_DECODE2_L2_HINT ".L2::128B"
+#elif FP8Q_DECODE2_L2_PREFETCH == 64
+#define FP8Q_DECODE2_L2_HINT ".L2::64B"
+#else
+#define FP8Q_DECODE2_L2_HINT ""
+#endif
 /// cp.async.cg 16 bytes global -> shared (L1 bypassed); src null: 16 zeros
 /// (src-size 0; the address is then not read, `dflt` keeps it valid).
 __device__ inline void decode2CpAsync16(void *dst, const void *src,
@@ -158,7 +173,8 @@ __device__ inline void decode2CpAsync16(void *dst, const void *src,
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
   const int n = src ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+  asm volatile("cp.async.cg.shared.global" FP8Q_DECODE2_L2_HINT
+               " [%0], [%1], 16, %2;\n" ::"r"(d),
                "l"(src ? src : dflt), "r"(n)
                : "memory");
 #else
