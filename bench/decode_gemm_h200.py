@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Decode GEMM on the H200: fp8q's weight-streaming kernel against the device
-copy bandwidth and cuBLAS's blockwise FP8 GEMM, measured in one run.
+"""Decode GEMM on the H200: fp8q's weight-streaming kernels (the first
+design, DecodeGemm.h, and v2, DecodeGemmV2.h) against the device copy
+bandwidth and cuBLAS's blockwise FP8 GEMM, measured in one run.
 
 For each weight shape [N, K] (the GLM-5 / DeepSeek-V3.2 TP 8 projections)
 and M: a ring of distinct weight copies larger than twice the L2 (so that
@@ -8,9 +9,16 @@ L2 never serves a weight), one CUDA graph of one GEMM per ring entry,
 replayed; time per GEMM = replay time / ring size (median of the replays).
 Weight bandwidth = N * K bytes / time. Copy bandwidth = (read + write bytes)
 / time of a 1 GiB device copy in the same run. Correctness: every variant's
-output against a float64 reference of the definition (bf16 tolerance).
+output against a float64 reference of the definition (bf16 tolerance); the
+outputs are filled with NaN before each variant runs.
+
+Per (shape, M) one FP8Q line: the first kernel (plain, then preshuffled
+weight), "| V2" the second kernel (plain, preshuffled; its plan: rows per
+block, K splits, blocks), the cuBLAS column, the speed-ups. --compact
+prints one short line per (shape, M) instead (for sweeps).
 
 Usage: python3 decode_gemm_h200.py <libdecode.so> [--iters N]
+       [--shapes 6144x2048,...] [--ms 1,16,64] [--only-v2] [--compact TAG]
 """
 import argparse
 import ctypes
@@ -27,7 +35,14 @@ def main():
     ap.add_argument("lib")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--shapes", default="")
+    ap.add_argument("--ms", default="")
+    ap.add_argument("--only-v2", action="store_true",
+                    help="skip the first kernel and cuBLAS")
+    ap.add_argument("--compact", default="",
+                    help="one short line per (shape, M), tagged")
     args = ap.parse_args()
+    ms = [int(x) for x in args.ms.split(",")] if args.ms else MS
+    say = (lambda *a, **k: None) if args.compact else print
     import torch
     import torch.nn.functional as F
 
@@ -36,12 +51,16 @@ def main():
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 10 + \
         [ctypes.c_int, ctypes.c_void_p]
+    fn2 = lib.fp8q_bench_decode_gemm_v2
+    fn2.restype = ctypes.c_int
+    fn2.argtypes = fn.argtypes + [ctypes.c_void_p]
+    plan = (ctypes.c_int * 4)()
     dev = torch.device("cuda")
     fp8 = torch.float8_e4m3fn
     gen = torch.Generator(device=dev).manual_seed(7)
     props = torch.cuda.get_device_properties(dev)
     l2 = getattr(props, "L2_cache_size", 50 << 20)
-    print(f"device {props.name}, {props.multi_processor_count} SMs, "
+    say(f"device {props.name}, {props.multi_processor_count} SMs, "
           f"L2 {l2 >> 20} MiB")
 
     def timed(stream, fn_, iters):
@@ -72,7 +91,7 @@ def main():
     dst = torch.empty_like(src)
     t = timed(stream, lambda: dst.copy_(src), args.iters)
     copy_bw = 2 * src.numel() / (t * 1e-6) / 1e12
-    print(f"COPY 1 GiB {t:.1f} us -> {copy_bw:.2f} TB/s (read + write)")
+    say(f"COPY 1 GiB {t:.1f} us -> {copy_bw:.2f} TB/s (read + write)")
     rd = lib.fp8q_bench_read
     rd.restype = ctypes.c_int
     rd.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
@@ -81,7 +100,7 @@ def main():
     t = timed(stream, lambda: rd(src.data_ptr(), src.numel(), sink.data_ptr(),
                                  stream.cuda_stream), args.iters)
     read_bw = src.numel() / (t * 1e-6) / 1e12
-    print(f"READ 1 GiB {t:.1f} us -> {read_bw:.2f} TB/s (16-byte loads)")
+    say(f"READ 1 GiB {t:.1f} us -> {read_bw:.2f} TB/s (16-byte loads)")
     del src, dst
 
     shapes = SHAPES
@@ -101,9 +120,9 @@ def main():
         tr = timed(stream, lambda: [rd(w.data_ptr(), n * k, sink.data_ptr(),
                                        stream.cuda_stream) for w in ws_list],
                    args.iters) / ring
-        print(f"READ-ONLY N={n} K={k} {tr:.2f} us "
+        say(f"READ-ONLY N={n} K={k} {tr:.2f} us "
               f"{n * k / (tr * 1e-6) / 1e12:.2f} TB/s", flush=True)
-        for m in MS:
+        for m in ms:
             q = torch.randn(m, k, device=dev, generator=gen).to(fp8)
             # column-major [M, G] (ld = M): what fusion hands the GEMM
             xs = torch.empty_strided((m, g), (1, m), device=dev)
@@ -119,8 +138,14 @@ def main():
                             1, m, k, g, 1, n, pre, sptr)
                     if rc:
                         sys.exit(f"launch failed rc={rc}")
-            t = timed(stream, lambda: run_fp8q(ws_list, 0), args.iters) / ring
-            torch.cuda.synchronize()
+
+            def run_v2(weights, pre):
+                for i in range(ring):
+                    rc = fn2(q.data_ptr(), xs.data_ptr(), weights[i].data_ptr(),
+                             wsc[i].data_ptr(), outs[i].data_ptr(), m, n, k, k,
+                             1, m, k, g, 1, n, pre, sptr, plan)
+                    if rc:
+                        sys.exit(f"v2 launch failed rc={rc}")
             # Reference of the definition in float64 (entry 0).
             qf = q.double()
             xe = xs.double().repeat_interleave(128, dim=1)[:, :k]
@@ -132,35 +157,73 @@ def main():
                 return ((out.double() - ref).abs() /
                         (ref.abs() * 2**-7 + 1e-3 * ref.abs().max())
                         ).max().item()
-            err = worst(outs[0])
-            ok = err <= 1.0
-            fails += not ok
-            bw = n * k / (t * 1e-6) / 1e12
-            line = (f"FP8Q N={n} K={k} M={m} ring={ring} {t:.2f} us "
-                    f"weight {bw:.2f} TB/s = {100 * bw / copy_bw:.0f}% of "
-                    f"copy, {100 * bw / read_bw:.0f}% of read, "
-                    f"{tr / t:.2f}x read-only time, check {'PASS' if ok else 'FAIL'} "
-                    f"(worst err/tol {err:.3f})")
-            # The same with the weight in preshuffle_16x16 (SPEC): [N/16, 16,
-            # K/32, 2, 16] -> [N/16, K/32, 2, 16, 16].
-            if n % 16 == 0 and k % 32 == 0:
-                shuf = [w.view(torch.uint8).view(n // 16, 16, k // 32, 2, 16)
-                        .permute(0, 2, 3, 1, 4).contiguous() for w in ws_list]
+
+            def measure(runner, weights, pre):
+                """(us per GEMM, worst err/tol of ring entry 0)."""
                 for o in outs:
                     o.fill_(float("nan"))
-                tp = timed(stream, lambda: run_fp8q(shuf, 1),
+                t_ = timed(stream, lambda: runner(weights, pre),
                            args.iters) / ring
                 torch.cuda.synchronize()
-                perr = worst(outs[0])
-                fails += not perr <= 1.0
-                pbw = n * k / (tp * 1e-6) / 1e12
-                t, bw = min(t, tp), max(bw, pbw)
-                line += (f" | PRESHUFFLE {tp:.2f} us {pbw:.2f} TB/s = "
-                         f"{100 * pbw / read_bw:.0f}% of read, check "
-                         f"{'PASS' if perr <= 1.0 else 'FAIL'}")
-                del shuf
+                return t_, worst(outs[0])
+
+            def tbps(t_):
+                return n * k / (t_ * 1e-6) / 1e12
+            shuffle_ok = n % 16 == 0 and k % 32 == 0
+            # The weight in preshuffle_16x16 (SPEC): [N/16, 16, K/32, 2, 16]
+            # -> [N/16, K/32, 2, 16, 16].
+            shuf = [w.view(torch.uint8).view(n // 16, 16, k // 32, 2, 16)
+                    .permute(0, 2, 3, 1, 4).contiguous()
+                    for w in ws_list] if shuffle_ok else None
+            t = tp = None
+            line = f"FP8Q N={n} K={k} M={m} ring={ring}"
+            if not args.only_v2:
+                t, err = measure(run_fp8q, ws_list, 0)
+                ok = err <= 1.0
+                fails += not ok
+                bw = tbps(t)
+                line += (f" {t:.2f} us "
+                         f"weight {bw:.2f} TB/s = {100 * bw / copy_bw:.0f}% of "
+                         f"copy, {100 * bw / read_bw:.0f}% of read, "
+                         f"{tr / t:.2f}x read-only time, check {'PASS' if ok else 'FAIL'} "
+                         f"(worst err/tol {err:.3f})")
+                if shuffle_ok:
+                    tp, perr = measure(run_fp8q, shuf, 1)
+                    fails += not perr <= 1.0
+                    pbw = tbps(tp)
+                    line += (f" | PRESHUFFLE {tp:.2f} us {pbw:.2f} TB/s = "
+                             f"{100 * pbw / read_bw:.0f}% of read, check "
+                             f"{'PASS' if perr <= 1.0 else 'FAIL'}")
+                    t = min(t, tp)
+            # The second kernel, both layouts.
+            t2, err2 = measure(run_v2, ws_list, 0)
+            ok2 = err2 <= 1.0
+            fails += not ok2
+            bw2 = tbps(t2)
+            pl = f"R{plan[0]}/split{plan[1]}/{plan[2] * plan[1]}blk"
+            line += (f" | V2 {t2:.2f} us {bw2:.2f} TB/s = "
+                     f"{100 * bw2 / copy_bw:.0f}% of copy, "
+                     f"{100 * bw2 / read_bw:.0f}% of read, "
+                     f"{tr / t2:.2f}x read-only time ({pl}), check "
+                     f"{'PASS' if ok2 else 'FAIL'} (worst err/tol {err2:.3f})")
+            t2best, ok2all = t2, ok2
+            if shuffle_ok:
+                t2p, err2p = measure(run_v2, shuf, 1)
+                ok2p = err2p <= 1.0
+                fails += not ok2p
+                ok2all = ok2all and ok2p
+                line += (f" | V2-PRESHUFFLE {t2p:.2f} us {tbps(t2p):.2f} TB/s"
+                         f" = {100 * tbps(t2p) / read_bw:.0f}% of read, check "
+                         f"{'PASS' if ok2p else 'FAIL'}")
+                t2best = min(t2, t2p)
+            if t is not None:
+                line += f" | V2 vs FP8Q {t / t2best:.2f}x"
+            del shuf
+            tc = None
             # cuBLAS blockwise on the same operands, where it runs.
             try:
+                if args.only_v2:
+                    raise RuntimeError("skipped (--only-v2)")
                 g4 = (g + 3) // 4 * 4
                 sbs = []
                 for i in range(ring):
@@ -179,14 +242,34 @@ def main():
                 cbw = n * k / (tc * 1e-6) / 1e12
                 cerr = worst(couts[0])
                 line += (f" | CUBLAS {tc:.2f} us {cbw:.2f} TB/s (err/tol "
-                         f"{cerr:.3f}), fp8q {tc / t:.2f}x")
+                         f"{cerr:.3f}), fp8q {tc / t:.2f}x, v2 "
+                         f"{tc / t2best:.2f}x")
             except Exception as e:  # report, do not hide
+                tc = None
                 line += f" | CUBLAS refused ({str(e).splitlines()[0][:60]})"
-            print(line, flush=True)
+            if args.compact:
+                # tag NxK M plan, v2 (best layout) us, % of the 1 GiB read,
+                # % of the copy, read-only floor us, v1 (best layout) us,
+                # cuBLAS us, both checks; the full line goes to stderr.
+                bw2b = tbps(t2best)
+                print(f"{args.compact} {n}x{k} M={m} {pl} v2 {t2best:.2f}us "
+                      f"{100 * bw2b / read_bw:.0f}%rd "
+                      f"{100 * bw2b / copy_bw:.0f}%cp ro {tr:.2f}"
+                      + (f" v1 {t:.2f}" if t is not None else "")
+                      + (f" cublas {tc:.2f}" if tc is not None else "")
+                      + f" {'PASS' if ok2all else 'FAIL'}",
+                      flush=True)
+                print(line, file=sys.stderr, flush=True)
+            else:
+                print(line, flush=True)
             del outs
         del ws_list, wsc
         torch.cuda.empty_cache()
-    print(f"DONE fails={fails}")
+    if args.compact:
+        print(f"{args.compact} copy {copy_bw:.2f} read {read_bw:.2f} TB/s "
+              f"fails={fails}")
+    else:
+        print(f"DONE fails={fails}")
     return 1 if fails else 0
 
 

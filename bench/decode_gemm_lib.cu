@@ -2,7 +2,9 @@
 //
 // For bench/decode_gemm_h200.py: nvcc compiles kernels/src/DecodeGemm.hip
 // (the same source the AMD code objects come from) for sm_90 and exports
-// one launcher that picks the kernel variant by M, as the runtime will.
+// one launcher per design that picks the kernel variant by M, as the runtime
+// will: fp8q_bench_decode_gemm (the first kernel, DecodeGemm.h) and
+// fp8q_bench_decode_gemm_v2 (DecodeGemmV2.h, with its split-K workspace).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +56,93 @@ extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
     FP8Q_LAUNCH(64)
   }
 #undef FP8Q_LAUNCH
+  return cudaGetLastError() == cudaSuccess ? 0 : 2;
+}
+
+/// The v2 kernel (DecodeGemmV2.h): same operands; the split-K workspace is
+/// a static buffer grown on demand (outside graph capture: the benchmark's
+/// warm-up call of each shape grows it), counters zeroed when allocated and
+/// reset by the kernel. Returns 0, or 1 for bad operands, 2 on a CUDA error.
+/// `plan` (optional, 4 ints): rows, splits, tilesN * tilesM, kbPer.
+extern "C" int
+fp8q_bench_decode_gemm_v2(const void *q, const void *xs, const void *w,
+                          const void *ws, void *out, int64_t M, int64_t N,
+                          int64_t K, int64_t ldq, int64_t xs0, int64_t xs1,
+                          int64_t ldw, int64_t ws0, int64_t ws1, int64_t ldo,
+                          int preshuffled, void *stream, int *plan) {
+  if (M < 1 || N < 1 || K < 16 || K % 16 || ldq % 16 || ldw % 16 ||
+      (preshuffled && (N % 16 || K % 32)))
+    return 1;
+  static int sms = 0;
+  static float *part = nullptr;
+  static uint32_t *arrive = nullptr;
+  static int64_t partCap = 0, arriveCap = 0;
+  if (!sms)
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int rows = decode2KernelRows<DecodeMapNv>(M);
+  const Decode2Plan pl = decode2Plan(M, N, K, rows, sms);
+  const int64_t nPart = decode2PartFloats(pl, M, N);
+  const int64_t nArrive = decode2Counters(pl);
+  if (nPart > partCap) {
+    if (part)
+      cudaFree(part);
+    if (cudaMalloc(&part, nPart * sizeof(float)) != cudaSuccess)
+      return 2;
+    partCap = nPart;
+  }
+  if (nArrive > arriveCap) {
+    if (arrive)
+      cudaFree(arrive);
+    if (cudaMalloc(&arrive, nArrive * sizeof(uint32_t)) != cudaSuccess ||
+        cudaMemset(arrive, 0, nArrive * sizeof(uint32_t)) != cudaSuccess)
+      return 2;
+    arriveCap = nArrive;
+  }
+  if (plan) {
+    plan[0] = rows;
+    plan[1] = pl.splits;
+    plan[2] = (int)(pl.tilesN * pl.tilesM);
+    plan[3] = (int)pl.kbPer;
+  }
+  Decode2Args a{{(const uint8_t *)q, (const float *)xs, (const uint8_t *)w,
+                 (const float *)ws, (uint16_t *)out, M, N, K, ldq, xs0, xs1,
+                 ldw, ws0, ws1, ldo},
+                part,
+                arrive,
+                pl.tilesN,
+                pl.kbPer,
+                pl.kBlocks,
+                pl.splits};
+  dim3 grid((unsigned)pl.tilesN, (unsigned)pl.tilesM, (unsigned)pl.splits);
+  constexpr int T = Decode2Shape<DecodeMapNv>::kThreads;
+  cudaStream_t s = (cudaStream_t)stream;
+  static bool attrSet = false;
+#define FP8Q_EACH2(X) X(8) X(16) X(32) X(64)
+  if (!attrSet) {
+#define FP8Q_ATTR(r)                                                           \
+  cudaFuncSetAttribute(fp8q_kernel_decode2_gemm_m##r,                          \
+                       cudaFuncAttributeMaxDynamicSharedMemorySize,            \
+                       decode2LdsBytes<DecodeMapNv, r>());                     \
+  cudaFuncSetAttribute(fp8q_kernel_decode2_gemm_preshuffle_m##r,               \
+                       cudaFuncAttributeMaxDynamicSharedMemorySize,            \
+                       decode2LdsBytes<DecodeMapNv, r>());
+    FP8Q_EACH2(FP8Q_ATTR)
+#undef FP8Q_ATTR
+    attrSet = true;
+  }
+#define FP8Q_LAUNCH2(r)                                                        \
+  case r:                                                                      \
+    if (preshuffled)                                                           \
+      fp8q_kernel_decode2_gemm_preshuffle_m##r<<<                              \
+          grid, T, decode2LdsBytes<DecodeMapNv, r>(), s>>>(a);                 \
+    else                                                                       \
+      fp8q_kernel_decode2_gemm_m##r<<<grid, T,                                 \
+                                      decode2LdsBytes<DecodeMapNv, r>(), s>>>( \
+          a);                                                                  \
+    break;
+  switch (rows) { FP8Q_EACH2(FP8Q_LAUNCH2) }
+#undef FP8Q_LAUNCH2
+#undef FP8Q_EACH2
   return cudaGetLastError() == cudaSuccess ? 0 : 2;
 }
 

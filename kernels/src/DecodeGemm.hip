@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8q_kernels/DecodeGemm.h"
+#include "fp8q_kernels/DecodeGemmV2.h"
 
 using namespace fp8q::kern;
 
@@ -133,5 +134,313 @@ FP8Q_DECODE_KERNEL(8, FP8Q_DECODE_M8_MIN_BLOCKS)
 FP8Q_DECODE_KERNEL(16, FP8Q_DECODE_M16_MIN_BLOCKS)
 FP8Q_DECODE_KERNEL(32, 1)
 FP8Q_DECODE_KERNEL(64, 1)
+
+//===----------------------------------------------------------------------===//
+// Decode GEMM v2 (DecodeGemmV2.h): fp8q_kernel_decode2_gemm_m<R> and
+// fp8q_kernel_decode2_gemm_preshuffle_m<R>, grid (ceil(N / tile),
+// ceil(M / R), splits), Decode2Shape<DecodeMap>::kThreads threads, LDS
+// decode2LdsBytes (dynamic on NVIDIA: the launcher sets the attribute).
+//===----------------------------------------------------------------------===//
+
+__device__ inline int64_t decode2BlockIdZ() {
+#if defined(FP8Q_AMDGCN)
+  return __builtin_amdgcn_workgroup_id_z();
+#else
+  return blockIdx.z;
+#endif
+}
+
+#if defined(FP8Q_DECODE_NV)
+/// FP8Q_DECODE2_L2_PREFETCH = 0 (default), 64, 128 or 256: the L2 prefetch
+/// size qualifier of the weight / activation cp.async (a sweep knob; the
+/// stream is contiguous per row or 2 KiB piece).
+#ifndef FP8Q_DECODE2_L2_PREFETCH
+#define FP8Q_DECODE2_L2_PREFETCH 0
+#endif
+#if FP8Q_DECODE2_L2_PREFETCH == 256
+#define FP8Q_DECODE2_L2_HINT ".L2::256B"
+#elif FP8Q_DECODE2_L2_PREFETCH == 128
+#define FP8Q_DECODE2_L2_HINT ".L2::128B"
+#elif FP8Q_DECODE2_L2_PREFETCH == 64
+#define FP8Q_DECODE2_L2_HINT ".L2::64B"
+#else
+#define FP8Q_DECODE2_L2_HINT ""
+#endif
+/// cp.async.cg 16 bytes global -> shared (L1 bypassed); src null: 16 zeros
+/// (src-size 0; the address is then not read, `dflt` keeps it valid).
+__device__ inline void decode2CpAsync16(void *dst, const void *src,
+                                        const void *dflt) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+  const int n = src ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global" FP8Q_DECODE2_L2_HINT
+               " [%0], [%1], 16, %2;\n" ::"r"(d),
+               "l"(src ? src : dflt), "r"(n)
+               : "memory");
+#else
+  (void)dst;
+  (void)src;
+  (void)dflt;
+#endif
+}
+
+/// The NVIDIA LDS ring: cp.async per stage, one commit group per stage;
+/// each thread's copies (kb-invariant part) computed once.
+template <int R, WLayout L> struct Decode2NvRing {
+  static constexpr bool kLandAfterCompute = false;
+  static constexpr int kT = Decode2Shape<DecodeMap>::kThreads;
+  static constexpr int kS = Decode2Shape<DecodeMap>::kStages;
+  static constexpr int kW = kDecode2WChunks / kT;
+  static constexpr int kX = (decode2XChunks<R>() + kT - 1) / kT;
+  uint8_t *lds;
+  const uint8_t *dflt;
+  int64_t K;
+  Decode2Stream st[kW + kX];
+
+  __device__ Decode2NvRing(uint8_t *lds, const DecodeGemmArgs &p, int64_t n0,
+                           int64_t m0, int tid)
+      : lds(lds), dflt(p.w), K(p.K) {
+    FP8Q_UNROLL
+    for (int j = 0; j < kW; ++j)
+      st[j] = decode2WeightStream<L>(p, n0, tid + j * kT);
+    FP8Q_UNROLL
+    for (int j = 0; j < kX; ++j) {
+      const int f = tid + j * kT;
+      st[kW + j] = decode2ActStream<R>(p, m0, f < decode2XChunks<R>() ? f : 0);
+      if (f >= decode2XChunks<R>())
+        st[kW + j].rowValid = false, st[kW + j].lds = -1;
+    }
+  }
+  __device__ void fetch(int slot, int64_t kb) {
+    uint8_t *base = lds + slot * decode2StageBytes<R>();
+    FP8Q_UNROLL
+    for (int j = 0; j < kW; ++j)
+      decode2CpAsync16(base + st[j].lds,
+                       decode2Src(st[j], kb, decode2WeightKbStride<L>(), K),
+                       dflt);
+    FP8Q_UNROLL
+    for (int j = kW; j < kW + kX; ++j)
+      if (st[j].rowValid) // rows past M stay zero
+        decode2CpAsync16(base + st[j].lds, decode2Src(st[j], kb, kGroup, K),
+                         dflt);
+  }
+  __device__ void land(int, bool) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+  }
+  __device__ void wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kS - 2) : "memory");
+#endif
+  }
+  __device__ void sync() { barrier(); }
+  __device__ auto read(int slot) {
+    const uint8_t *base = lds + slot * decode2StageBytes<R>();
+    return [base](int off) {
+      return *reinterpret_cast<const Bytes16 *>(base + off);
+    };
+  }
+};
+static_assert(kDecode2WChunks % Decode2Shape<DecodeMapNv>::kThreads == 0,
+              "whole weight chunks per thread");
+#else
+/// The AMD LDS ring: the next stage's 16-byte global loads held in
+/// registers while the current stage is computed, written to LDS after it.
+template <int R, WLayout L> struct Decode2AmdRing {
+  static constexpr bool kLandAfterCompute = true;
+  static constexpr int kT = Decode2Shape<DecodeMap>::kThreads;
+  static constexpr int kW = kDecode2WChunks / kT;
+  static constexpr int kX = (decode2XChunks<R>() + kT - 1) / kT;
+  uint8_t *lds;
+  int64_t K;
+  Decode2Stream st[kW + kX];
+  Bytes16 buf[kW + kX];
+
+  __device__ Decode2AmdRing(uint8_t *lds, const DecodeGemmArgs &p, int64_t n0,
+                            int64_t m0, int tid)
+      : lds(lds), K(p.K) {
+    FP8Q_UNROLL
+    for (int j = 0; j < kW; ++j)
+      st[j] = decode2WeightStream<L>(p, n0, tid + j * kT);
+    FP8Q_UNROLL
+    for (int j = 0; j < kX; ++j) {
+      const int f = tid + j * kT;
+      st[kW + j] = decode2ActStream<R>(p, m0, f < decode2XChunks<R>() ? f : 0);
+      if (f >= decode2XChunks<R>())
+        st[kW + j].rowValid = false;
+    }
+  }
+  __device__ void fetch(int, int64_t kb) {
+    FP8Q_UNROLL
+    for (int j = 0; j < kW + kX; ++j) {
+      const uint8_t *src = decode2Src(
+          st[j], kb, j < kW ? decode2WeightKbStride<L>() : kGroup, K);
+      buf[j] = src ? loadStream16(src) : Bytes16{};
+    }
+  }
+  __device__ void land(int slot, bool any) {
+    if (!any)
+      return;
+    uint8_t *base = lds + slot * decode2StageBytes<R>();
+    FP8Q_UNROLL
+    for (int j = 0; j < kW + kX; ++j)
+      if (j < kW || st[j].rowValid) // rows past M stay zero
+        *reinterpret_cast<Bytes16 *>(base + st[j].lds) = buf[j];
+  }
+  __device__ void wait() {}
+  __device__ void sync() { barrier(); }
+  __device__ auto read(int slot) {
+    const uint8_t *base = lds + slot * decode2StageBytes<R>();
+    return [base](int off) {
+      return *reinterpret_cast<const Bytes16 *>(base + off);
+    };
+  }
+};
+static_assert(kDecode2WChunks % Decode2Shape<DecodeMapAmd>::kThreads == 0,
+              "whole weight chunks per thread");
+#endif
+
+/// A workspace float written by another block of this launch (past L1).
+__device__ inline float decode2LoadPart(const float *p) {
+#if defined(FP8Q_DECODE_NV) && defined(__CUDA_ARCH__)
+  return __ldcg(p);
+#else
+  return *p;
+#endif
+}
+
+template <int MT, WLayout L>
+__device__ inline void decode2Body(const Decode2Args &a) {
+  constexpr int R = MT * DecodeMap::kTileM;
+  constexpr int T = Decode2Shape<DecodeMap>::kThreads;
+  constexpr int S = Decode2Shape<DecodeMap>::kStages;
+#if defined(FP8Q_DECODE_NV)
+  extern __shared__ __align__(16) uint8_t fp8q_decode2_lds[];
+  uint8_t *lds = fp8q_decode2_lds;
+#else
+  __shared__
+      __attribute__((aligned(16))) uint8_t lds[decode2LdsBytes<DecodeMap, R>()];
+#endif
+  __shared__ int lastFlag;
+  const DecodeGemmArgs &p = a.g;
+  const int tid = threadId();
+  const int lane = tid % DecodeMap::kLanes, wave = tid / DecodeMap::kLanes;
+  const int64_t n0 = blockIdX() * kDecode2TileN, m0 = blockIdY() * R;
+  const int split = (int)decode2BlockIdZ();
+  const int64_t kbLo = split * a.kbPer;
+  const int64_t kbHi = kbLo + a.kbPer < a.kBlocks ? kbLo + a.kbPer : a.kBlocks;
+  // Activation rows past M: zeros in every stage, never copied.
+  if (m0 + R > p.M)
+    for (int f = tid; f < S * R * kDecode2Chunks; f += T) {
+      const int slot = f / (R * kDecode2Chunks), row = (f / kDecode2Chunks) % R,
+                c = f % kDecode2Chunks;
+      if (m0 + row >= p.M)
+        *reinterpret_cast<Bytes16 *>(lds + slot * decode2StageBytes<R>() +
+                                     decode2LdsOffset(kDecode2TileN + row, c)) =
+            Bytes16{};
+    }
+#if defined(FP8Q_DECODE_NV)
+  Decode2NvRing<R, L> ring(lds, p, n0, m0, tid);
+#else
+  Decode2AmdRing<R, L> ring(lds, p, n0, m0, tid);
+#endif
+  DecodeDeviceWave W{lane};
+  DecodeAccs<MT> tot =
+      decode2WaveTotals<DecodeMap, MT>(p, n0, m0, kbLo, kbHi, wave, W, ring);
+  if (a.splits == 1) {
+    FP8Q_UNROLL
+    for (int t = 0; t < MT; ++t)
+      FP8Q_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      const int64_t n = n0 + decode2AccN<DecodeMap>(wave, lane, j);
+      const int64_t m = m0 + decode2AccM<DecodeMap>(t, lane, j);
+      if (n < p.N && m < p.M)
+        p.out[m * p.ldo + n] = bf16Bits(tot.t[t].v[j]);
+    }
+    return;
+  }
+  FP8Q_UNROLL
+  for (int t = 0; t < MT; ++t)
+    FP8Q_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const int64_t n = n0 + decode2AccN<DecodeMap>(wave, lane, j);
+    const int64_t m = m0 + decode2AccM<DecodeMap>(t, lane, j);
+    if (n < p.N && m < p.M)
+      a.part[decode2PartIndex(p, split, m, n)] = tot.t[t].v[j];
+  }
+  // Last block of the tile to arrive sums the partials in split order.
+  const int64_t tile = blockIdY() * a.tilesN + blockIdX();
+#if defined(FP8Q_DECODE_NV)
+  __threadfence();
+  barrier();
+  if (tid == 0) {
+    const uint32_t old = atomicAdd(a.arrive + tile, 1u);
+    lastFlag = old == (uint32_t)a.splits - 1;
+    if (lastFlag)
+      a.arrive[tile] = 0; // every split has arrived: ready for the next launch
+  }
+  barrier();
+  if (!lastFlag)
+    return;
+  __threadfence();
+#else
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
+  barrier();
+  if (tid == 0) {
+    const uint32_t old = __hip_atomic_fetch_add(
+        a.arrive + tile, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT);
+    lastFlag = old == (uint32_t)a.splits - 1;
+    if (lastFlag)
+      __hip_atomic_store(a.arrive + tile, 0u, __ATOMIC_RELAXED,
+                         __HIP_MEMORY_SCOPE_AGENT);
+  }
+  barrier();
+  if (!lastFlag)
+    return;
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+#endif
+  for (int e = tid; e < kDecode2TileN * R; e += T)
+    decode2ReduceOne<R>(a, n0, m0, e, decode2LoadPart);
+}
+
+/// minBlocks per variant (NVIDIA register budget at 128 threads: 4 -> 128
+/// registers, 3 -> 168, 2 -> 255), the fewest registers that do not spill
+/// (ptxas -v, sm_90): the 16-row variant spills at 128, the 32-row at 168.
+/// Bytes in flight do not need registers here (cp.async), so 2-3 resident
+/// blocks of 4 warps still keep 2-3 stages per block in flight.
+/// Blocks of 128-row tiles have twice the threads: half the blocks.
+#if FP8Q_DECODE2_TILE_N >= 128
+#define FP8Q_DECODE2_MIN_BLOCKS_SCALE 2
+#else
+#define FP8Q_DECODE2_MIN_BLOCKS_SCALE 1
+#endif
+#ifndef FP8Q_DECODE2_M16_MIN_BLOCKS
+#define FP8Q_DECODE2_M16_MIN_BLOCKS (3 / FP8Q_DECODE2_MIN_BLOCKS_SCALE)
+#endif
+#ifndef FP8Q_DECODE2_M32_MIN_BLOCKS
+#define FP8Q_DECODE2_M32_MIN_BLOCKS (2 / FP8Q_DECODE2_MIN_BLOCKS_SCALE)
+#endif
+#ifndef FP8Q_DECODE2_M64_MIN_BLOCKS
+#define FP8Q_DECODE2_M64_MIN_BLOCKS (2 / FP8Q_DECODE2_MIN_BLOCKS_SCALE)
+#endif
+#define FP8Q_DECODE2_KERNEL(rows, minBlocks)                                   \
+  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(                                    \
+      Decode2Shape<DecodeMap>::kThreads,                                       \
+      minBlocks) void fp8q_kernel_decode2_gemm_m##rows(Decode2Args a) {        \
+    decode2Body<rows / DecodeMap::kTileM, WLayout::Plain>(a);                  \
+  }                                                                            \
+  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(Decode2Shape<DecodeMap>::kThreads,  \
+                                           minBlocks) void                     \
+      fp8q_kernel_decode2_gemm_preshuffle_m##rows(Decode2Args a) {             \
+    decode2Body<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(a);        \
+  }
+
+#if defined(FP8Q_DECODE_NV)
+FP8Q_DECODE2_KERNEL(8, FP8Q_DECODE2_MIN_BLOCKS)
+#endif
+FP8Q_DECODE2_KERNEL(16, FP8Q_DECODE2_M16_MIN_BLOCKS)
+FP8Q_DECODE2_KERNEL(32, FP8Q_DECODE2_M32_MIN_BLOCKS)
+FP8Q_DECODE2_KERNEL(64, FP8Q_DECODE2_M64_MIN_BLOCKS)
 
 #endif // FP8Q_DECODE_NV || FP8Q_AMDGCN

@@ -4,11 +4,14 @@
 // DecodeGemmModel.h for the NVIDIA (mma.sync m16n8k32, warp of 32) and AMD
 // (16x16 MFMA, wave64) lane mappings, against a double-precision reference
 // and against the CPU reference runtime, on ragged shapes: M = 1, N and K
-// not multiples of 128, M beyond one block.
+// not multiples of 128, M beyond one block. The second design
+// (DecodeGemmV2.h: LDS ring, split-K with an ordered fix-up) runs through
+// DecodeGemmV2Model.h on the same shapes, split-K on and off.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fp8q_kernels/DecodeGemmModel.h"
+#include "fp8q_kernels/DecodeGemmV2Model.h"
 
 #include "TestData.h"
 
@@ -159,10 +162,52 @@ struct Shape {
   int64_t M, N, K;
 };
 
+float bf16(uint16_t b) { return toFloat(Bf16{b}); }
+
+/// Checks a model's output against the double reference and (K % 128 ==
+/// 0) the CPU reference runtime.
+void expectMatchesReferences(const Problem &pr,
+                             const std::vector<uint16_t> &out) {
+  std::vector<double> ref, mag;
+  pr.reference(ref, mag);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < pr.M * pr.N; ++i) {
+    const float o = bf16(out[i]);
+    ASSERT_FALSE(std::isnan(o)) << "output " << i << " never written";
+    // bf16 rounding (2^-9 relative) plus fp32 accumulation error.
+    const double tol = std::ldexp(std::fabs(ref[i]), -8) + 1e-5 * mag[i];
+    if (std::fabs(o - ref[i]) > tol && ++bad < 5)
+      ADD_FAILURE() << "out[" << i / pr.N << "," << i % pr.N << "] = " << o
+                    << ", reference " << ref[i];
+  }
+  EXPECT_EQ(bad, 0);
+
+  if (pr.K % kGroup != 0)
+    return; // the runtime ABI's K is a multiple of the scale block
+  std::vector<uint16_t> rt(pr.M * pr.N, 0);
+  fp8q_memref_2d q = memref2d(pr.q.data(), pr.M, pr.K, pr.K, 1);
+  fp8q_memref_2d xs = memref2d(pr.xs.data(), pr.M, pr.G, 1, pr.M);
+  fp8q_memref_2d w = memref2d(pr.w.data(), pr.N, pr.K, pr.K, 1);
+  fp8q_memref_2d ws = memref2d(pr.ws.data(), pr.NB, pr.G, pr.G, 1);
+  fp8q_memref_2d o = memref2d(rt.data(), pr.M, pr.N, pr.N, 1);
+  ASSERT_EQ(fp8q_gemm(&q, &xs, &w, &ws, &o, FP8Q_KERNEL_REFERENCE,
+                      (int32_t)pr.fp8, FP8Q_WEIGHT_LAYOUT_PLAIN),
+            FP8Q_OK)
+      << fp8q_last_error();
+  int64_t differ = 0;
+  for (int64_t i = 0; i < pr.M * pr.N; ++i) {
+    const double x = bf16(out[i]), y = bf16(rt[i]);
+    // Both round an fp32 sum of the same exact products to bf16; only the
+    // summation order differs (DecodeGemm.h states the kernel's).
+    const double tol = std::ldexp(std::fabs(y), -7) + 1e-5 * mag[i];
+    if (std::fabs(x - y) > tol && ++differ < 5)
+      ADD_FAILURE() << "model " << x << " vs CPU runtime " << y << " at " << i;
+  }
+  EXPECT_EQ(differ, 0);
+}
+
 class DecodeGemmModelTest
     : public ::testing::TestWithParam<std::tuple<Isa, Shape, bool>> {};
-
-float bf16(uint16_t b) { return toFloat(Bf16{b}); }
 
 TEST_P(DecodeGemmModelTest, MatchesReferences) {
   auto [isa, s, shuffled] = GetParam();
@@ -197,42 +242,7 @@ TEST_P(DecodeGemmModelTest, MatchesReferences) {
   const int64_t tilesN = (pr.N + kDecodeTileN - 1) / kDecodeTileN;
   EXPECT_EQ(calls, tilesN * tileM * pr.G * perBlock);
 
-  std::vector<double> ref, mag;
-  pr.reference(ref, mag);
-  int64_t bad = 0;
-  for (int64_t i = 0; i < pr.M * pr.N; ++i) {
-    const float o = bf16(out[i]);
-    ASSERT_FALSE(std::isnan(o)) << "output " << i << " never written";
-    // bf16 rounding (2^-9 relative) plus fp32 accumulation error.
-    const double tol = std::ldexp(std::fabs(ref[i]), -8) + 1e-5 * mag[i];
-    if (std::fabs(o - ref[i]) > tol && ++bad < 5)
-      ADD_FAILURE() << "out[" << i / pr.N << "," << i % pr.N << "] = " << o
-                    << ", reference " << ref[i];
-  }
-  EXPECT_EQ(bad, 0);
-
-  if (pr.K % kGroup != 0)
-    return; // the runtime ABI's K is a multiple of the scale block
-  std::vector<uint16_t> rt(pr.M * pr.N, 0);
-  fp8q_memref_2d q = memref2d(pr.q.data(), pr.M, pr.K, pr.K, 1);
-  fp8q_memref_2d xs = memref2d(pr.xs.data(), pr.M, pr.G, 1, pr.M);
-  fp8q_memref_2d w = memref2d(pr.w.data(), pr.N, pr.K, pr.K, 1);
-  fp8q_memref_2d ws = memref2d(pr.ws.data(), pr.NB, pr.G, pr.G, 1);
-  fp8q_memref_2d o = memref2d(rt.data(), pr.M, pr.N, pr.N, 1);
-  ASSERT_EQ(fp8q_gemm(&q, &xs, &w, &ws, &o, FP8Q_KERNEL_REFERENCE, (int32_t)fp8,
-                      FP8Q_WEIGHT_LAYOUT_PLAIN),
-            FP8Q_OK)
-      << fp8q_last_error();
-  int64_t differ = 0;
-  for (int64_t i = 0; i < pr.M * pr.N; ++i) {
-    const double x = bf16(out[i]), y = bf16(rt[i]);
-    // Both round an fp32 sum of the same exact products to bf16; only the
-    // summation order differs (DecodeGemm.h states the kernel's).
-    const double tol = std::ldexp(std::fabs(y), -7) + 1e-5 * mag[i];
-    if (std::fabs(x - y) > tol && ++differ < 5)
-      ADD_FAILURE() << "model " << x << " vs CPU runtime " << y << " at " << i;
-  }
-  EXPECT_EQ(differ, 0);
+  expectMatchesReferences(pr, out);
 }
 
 std::string paramName(
@@ -257,5 +267,213 @@ INSTANTIATE_TEST_SUITE_P(
                                          Shape{16, 200, 1152}),
                        ::testing::Bool()),
     paramName);
+
+//===----------------------------------------------------------------------===//
+// Decode GEMM v2 (DecodeGemmV2.h)
+//===----------------------------------------------------------------------===//
+
+/// The swizzled LDS rows are a bijection onto the stage, one row per 128
+/// bytes; the NVIDIA fragment reads are conflict-free: the 8 lanes of each
+/// quarter warp (one 16-byte shared load phase) read 8 distinct 16-byte
+/// bank groups, for weight rows (both row halves) and activation rows.
+TEST(DecodeGemmV2, LdsSwizzleIsConflictFree) {
+  constexpr int rows = kDecode2TileN + 64;
+  std::set<int> offs;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < kDecode2Chunks; ++c) {
+      const int o = decode2LdsOffset(r, c);
+      EXPECT_EQ(o / kDecode2RowBytes, r);
+      EXPECT_EQ(o % 16, 0);
+      offs.insert(o);
+    }
+  EXPECT_EQ(offs.size(), (size_t)rows * kDecode2Chunks);
+  using M = DecodeMapNv;
+  for (int wave = 0; wave < Decode2Shape<M>::kWaves; ++wave)
+    for (int half = 0; half < 2; ++half)
+      for (int q = 0; q < 4; ++q) {
+        for (int r = 0; r < M::kWRows; ++r) {
+          std::set<int> banks;
+          for (int l = 8 * q; l < 8 * q + 8; ++l)
+            banks.insert((decode2LdsOffset(16 * wave + M::wRow(l, r),
+                                           M::kOff(l) / 16 + half) /
+                          16) %
+                         8);
+          EXPECT_EQ(banks.size(), 8u) << "weight wave " << wave;
+        }
+        for (int t = 0; t < 8; ++t) {
+          std::set<int> banks;
+          for (int l = 8 * q; l < 8 * q + 8; ++l)
+            banks.insert((decode2LdsOffset(kDecode2TileN + 8 * t + M::xRow(l),
+                                           M::kOff(l) / 16 + half) /
+                          16) %
+                         8);
+          EXPECT_EQ(banks.size(), 8u) << "activation tile " << t;
+        }
+      }
+}
+
+/// Every weight byte of a stage is copied by exactly one copy, from the
+/// right source, for both layouts: the copies of the tile at n0 for K block
+/// kb land at the LDS row / chunk of (n - n0, k - 128 kb).
+template <WLayout L> void expectWeightCopies(int64_t N, int64_t K) {
+  std::vector<uint8_t> w(N * K), wl(N * K);
+  for (int64_t i = 0; i < N * K; ++i)
+    w[i] = (uint8_t)(i * 131 + 7);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      wl[L == WLayout::Plain ? n * K + k : preshuffleOffset(n, k, K)] =
+          w[n * K + k];
+  DecodeGemmArgs p{};
+  p.w = wl.data();
+  p.N = N;
+  p.K = K;
+  p.ldw = K;
+  for (int64_t n0 = 0; n0 < N; n0 += kDecode2TileN)
+    for (int64_t kb = 0; kb < (K + 127) / 128; ++kb) {
+      std::set<int> seen;
+      for (int f = 0; f < kDecode2WChunks; ++f) {
+        const Decode2Stream st = decode2WeightStream<L>(p, n0, f);
+        EXPECT_TRUE(seen.insert(st.lds).second);
+        const int row = st.lds / kDecode2RowBytes;
+        const int64_t n = n0 + row, k = kb * 128 + st.kOff;
+        const uint8_t *src = decode2Src(st, kb, decode2WeightKbStride<L>(), K);
+        EXPECT_EQ(src != nullptr, n < N && k < K);
+        EXPECT_EQ(decode2LdsOffset(row, st.kOff / 16), st.lds);
+        if (src)
+          for (int b = 0; b < 16; ++b)
+            ASSERT_EQ(src[b], w[n * K + k + b]) << "n " << n << " k " << k;
+      }
+      EXPECT_EQ(seen.size(), (size_t)kDecode2WChunks);
+    }
+}
+
+TEST(DecodeGemmV2, WeightCopiesPlain) {
+  expectWeightCopies<WLayout::Plain>(200, 1168);
+}
+TEST(DecodeGemmV2, WeightCopiesPreshuffle) {
+  expectWeightCopies<WLayout::Preshuffle16x16>(208, 1184);
+}
+
+/// The split-K rule: splits only when the tiles cannot fill the target,
+/// every split non-empty, the splits' K ranges cover all K blocks once.
+TEST(DecodeGemmV2, SplitKPlan) {
+  for (int sms : {1, 8, 132, 256})
+    for (int64_t M : {1, 16, 64, 70})
+      for (int64_t N : {16, 200, 2048, 2112, 6144, 24576})
+        for (int64_t K : {128, 144, 512, 2048, 7168}) {
+          const int rows = decode2KernelRows<DecodeMapNv>(M);
+          const Decode2Plan pl = decode2Plan(M, N, K, rows, sms);
+          const int64_t tiles = pl.tilesN * pl.tilesM;
+          EXPECT_EQ(pl.tilesN, (N + kDecode2TileN - 1) / kDecode2TileN);
+          EXPECT_EQ(pl.kBlocks, (K + 127) / 128);
+          EXPECT_GE(pl.splits, 1);
+          EXPECT_LE(pl.splits, kDecode2MaxSplits);
+          if (tiles >= (int64_t)sms * kDecode2BlocksPerSm)
+            EXPECT_EQ(pl.splits, 1);
+          if (pl.splits > 1)
+            EXPECT_GE(pl.kbPer, kDecode2MinKb);
+          EXPECT_LT((pl.splits - 1) * pl.kbPer, pl.kBlocks); // none empty
+          EXPECT_GE(pl.splits * pl.kbPer, pl.kBlocks);       // all covered
+        }
+  // The H200 (132 SMs): 2048 x 2048 at M = 1 is 32 tiles of 64 rows,
+  // 16 K blocks: 8 splits of 2 K blocks, 256 blocks; 24576 x 1536 fills the
+  // GPU without splitting.
+  Decode2Plan pl = decode2Plan(1, 2048, 2048, 8, 132);
+  if (kDecode2TileN == 64 && kDecode2BlocksPerSm == 2 && kDecode2MinKb == 2) {
+    EXPECT_EQ(pl.splits, 8);
+    EXPECT_EQ(pl.kbPer, 2);
+    EXPECT_EQ(decode2Plan(1, 24576, 1536, 8, 132).splits, 1);
+  }
+}
+
+/// (isa, shape, preshuffled, split-K on)
+class DecodeGemmV2ModelTest
+    : public ::testing::TestWithParam<std::tuple<Isa, Shape, bool, bool>> {};
+
+template <class Map, WLayout L>
+Decode2ModelStats runV2(const DecodeGemmArgs &a, Fp8 fp8, int rows, int sms) {
+  switch (rows / Map::kTileM) {
+  case 1:
+    return runDecode2Model<Map, 1, L>(a, fp8, sms);
+  case 2:
+    return runDecode2Model<Map, 2, L>(a, fp8, sms);
+  case 4:
+    return runDecode2Model<Map, 4, L>(a, fp8, sms);
+  default:
+    return runDecode2Model<Map, 8, L>(a, fp8, sms);
+  }
+}
+
+template <class Map>
+Decode2ModelStats runV2(const DecodeGemmArgs &a, Fp8 fp8, bool shuffled,
+                        int sms) {
+  const int rows = decode2KernelRows<Map>(a.M);
+  return shuffled ? runV2<Map, WLayout::Preshuffle16x16>(a, fp8, rows, sms)
+                  : runV2<Map, WLayout::Plain>(a, fp8, rows, sms);
+}
+
+TEST_P(DecodeGemmV2ModelTest, MatchesReferences) {
+  auto [isa, s, shuffled, splitK] = GetParam();
+  const Fp8 fp8 = isa == Isa::Gfx942 ? Fp8::E4M3FNUZ : Fp8::E4M3FN;
+  Problem pr(s.M, s.N, s.K, fp8, (unsigned)(s.M * 977 + s.N * 13 + s.K));
+  std::vector<uint16_t> out(pr.M * pr.N, 0xffff); // NaN sentinel
+  DecodeGemmArgs a = pr.args(out.data());
+  std::vector<uint8_t> wShuf;
+  if (shuffled) {
+    if (pr.N % 16 || pr.K % 32)
+      GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
+    wShuf.resize(pr.N * pr.K);
+    for (int64_t n = 0; n < pr.N; ++n)
+      for (int64_t k = 0; k < pr.K; ++k)
+        wShuf[preshuffleOffset(n, k, pr.K)] = pr.w[n * pr.K + k];
+    a.w = wShuf.data();
+  }
+  // Split-K on: a GPU far too large for the grid; off: a single SM.
+  const int sms = splitK ? 4096 : 1;
+  const Decode2ModelStats st = isa == Isa::Nv
+                                   ? runV2<DecodeMapNv>(a, fp8, shuffled, sms)
+                                   : runV2<DecodeMapAmd>(a, fp8, shuffled, sms);
+  if (splitK && pr.G >= 2 * kDecode2MinKb)
+    EXPECT_GT(st.plan.splits, 1);
+  if (!splitK && st.plan.tilesN * st.plan.tilesM >= kDecode2BlocksPerSm)
+    EXPECT_EQ(st.plan.splits, 1);
+  // One matrix step per K block, m tile and 16 weight rows (4 mma.sync or
+  // 1 MFMA as the models count them), over every tile of the grid.
+  const int64_t mTiles =
+      st.plan.tilesM * (st.plan.rows / (isa == Isa::Nv ? DecodeMapNv::kTileM
+                                                       : DecodeMapAmd::kTileM));
+  EXPECT_EQ(st.mmaCalls, st.plan.tilesN * Decode2Shape<DecodeMapNv>::kWaves *
+                             mTiles * pr.G * (isa == Isa::Nv ? 4 : 1));
+  // One 16-byte copy per weight chunk of every K block and per activation
+  // chunk of every row that exists (each block, counted once).
+  const int64_t xRows = pr.M; // rows past M are never copied
+  EXPECT_EQ(st.copies,
+            pr.G * (st.plan.tilesN * st.plan.tilesM * kDecode2WChunks +
+                    st.plan.tilesN * xRows * kDecode2Chunks));
+  expectMatchesReferences(pr, out);
+}
+
+std::string paramNameV2(
+    const ::testing::TestParamInfo<DecodeGemmV2ModelTest::ParamType> &info) {
+  static const char *names[] = {"nv", "gfx950", "gfx942"};
+  const Shape &s = std::get<1>(info.param);
+  return std::string(names[(int)std::get<0>(info.param)]) +
+         (std::get<2>(info.param) ? "_preshuffle" : "_plain") +
+         (std::get<3>(info.param) ? "_splitk" : "_nosplit") + "_M" +
+         std::to_string(s.M) + "_N" + std::to_string(s.N) + "_K" +
+         std::to_string(s.K);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DecodeGemmV2ModelTest,
+    ::testing::Combine(
+        ::testing::Values(Isa::Nv, Isa::Gfx950, Isa::Gfx942),
+        ::testing::Values(Shape{1, 16, 128}, Shape{1, 200, 1168},
+                          Shape{1, 128, 1024}, Shape{5, 136, 384},
+                          Shape{16, 128, 2048}, Shape{33, 48, 640},
+                          Shape{64, 256, 1024}, Shape{64, 24, 144},
+                          Shape{70, 32, 256}, Shape{16, 200, 1152}),
+        ::testing::Bool(), ::testing::Bool()),
+    paramNameV2);
 
 } // namespace
