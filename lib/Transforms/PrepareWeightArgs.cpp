@@ -88,9 +88,8 @@ std::optional<PreparedArg> findWeightRelayouts(BlockArgument arg) {
     return std::nullopt;
   }
   // Deterministic order of the moved ops: their order in the block.
-  llvm::sort(prepared.relayouts, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(prepared.relayouts,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return prepared;
 }
 
@@ -136,9 +135,9 @@ LogicalResult PrepareWeightArgsPass::prepare(func::FuncOp step,
   // The prepare function, right after the step.
   OpBuilder builder(ctx);
   builder.setInsertionPointAfter(step);
-  auto prepareFn = func::FuncOp::create(
-      builder, step.getLoc(), name,
-      builder.getFunctionType(sourceTypes, preparedTypes));
+  auto prepareFn =
+      func::FuncOp::create(builder, step.getLoc(), name,
+                           builder.getFunctionType(sourceTypes, preparedTypes));
   prepareFn->setAttr(kPreparesAttr, FlatSymbolRefAttr::get(step));
   Block *body = prepareFn.addEntryBlock();
   for (auto [i, arg] : llvm::enumerate(args)) {
@@ -166,9 +165,8 @@ LogicalResult PrepareWeightArgsPass::prepare(func::FuncOp step,
       relayout->erase();
     }
   }
-  step.setFunctionType(
-      FunctionType::get(ctx, step.front().getArgumentTypes(),
-                        step.getFunctionType().getResults()));
+  step.setFunctionType(FunctionType::get(ctx, step.front().getArgumentTypes(),
+                                         step.getFunctionType().getResults()));
   step->setAttr(kPreparedArgsAttr, DenseI64ArrayAttr::get(ctx, indices));
 
   // A caller in the module prepares the weights it passes, then calls.
