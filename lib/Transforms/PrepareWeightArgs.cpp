@@ -30,6 +30,8 @@ namespace {
 constexpr StringLiteral kPreparedArgsAttr = "fp8q.prepared_args";
 /// The attribute on a prepare function naming the step it prepares for.
 constexpr StringLiteral kPreparesAttr = "fp8q.prepares";
+/// Upstream's request for a `_mlir_ciface_` wrapper (func-to-llvm).
+constexpr StringLiteral kEmitCInterfaceAttr = "llvm.emit_c_interface";
 
 /// One argument to prepare: its index and the ops that re-lay it out (all
 /// of one result type; propagation leaves one per layout, but a hand
@@ -139,6 +141,10 @@ LogicalResult PrepareWeightArgsPass::prepare(func::FuncOp step,
       func::FuncOp::create(builder, step.getLoc(), name,
                            builder.getFunctionType(sourceTypes, preparedTypes));
   prepareFn->setAttr(kPreparesAttr, FlatSymbolRefAttr::get(step));
+  // A driver that calls the step through its C interface calls this one
+  // the same way.
+  if (Attribute cInterface = step->getAttr(kEmitCInterfaceAttr))
+    prepareFn->setAttr(kEmitCInterfaceAttr, cInterface);
   Block *body = prepareFn.addEntryBlock();
   for (auto [i, arg] : llvm::enumerate(args)) {
     prepareFn.getArgument(i).setLoc(argLocs[i]);

@@ -277,7 +277,8 @@ def PrepareWeightArgs : Pass<"fp8q-prepare-weight-args", "mlir::ModuleOp"> {
     - `@f` gets `fp8q.prepared_args = array<i64: ...>`, the indices of its
       prepared arguments, ascending;
     - a public `@f_prepare_weights` is emitted (attribute
-      `fp8q.prepares = @f`): its argument i has the original type of
+      `fp8q.prepares = @f`, and `llvm.emit_c_interface` when `@f` has
+      it): its argument i has the original type of
       `@f`'s argument `prepared_args[i]`, and its result i is that argument
       in `@f`'s new type (the moved op computes it). A driver calls it once
       per weight set and passes its results to every step.
