@@ -10,7 +10,9 @@
 // compiled without layout propagation, as the historical hand-placed flow
 // did, in the runtime's unchecked mode, to show the damage. With
 // --weights=DIR the weights come from a safetensors checkpoint instead of
-// the seed (docs/Checkpoints.md).
+// the seed (docs/Checkpoints.md). With --prepare-weights the step is
+// compiled with prepare-weight-args and its weights are re-laid out once,
+// by @<entry>_prepare_weights, before it runs (docs/Lowering.md).
 //
 //===----------------------------------------------------------------------===//
 
