@@ -34,8 +34,9 @@ constexpr StringLiteral kPreparesAttr = "fp8q.prepares";
 constexpr StringLiteral kEmitCInterfaceAttr = "llvm.emit_c_interface";
 
 /// One argument to prepare: its index and the ops that re-lay it out (all
-/// of one result type; propagation leaves one per layout, but a hand
-/// written module may repeat it).
+/// of one result type; propagation leaves one, at the entry, but a hand
+/// written module may repeat it anywhere in the body). The first one's
+/// clone computes the prepared argument.
 struct PreparedArg {
   unsigned index;
   SmallVector<Operation *, 1> relayouts;
@@ -53,12 +54,22 @@ bool isWeightOperandOf(OpOperand &use, Operation *relayout) {
 }
 
 /// The re-layout of `arg` that the step may receive done, or nullopt.
-/// Remarks, at the reader, an argument that a weight re-layout reads but
-/// that is also read in its own layout (it stays as it is).
-std::optional<PreparedArg> findWeightRelayouts(BlockArgument arg) {
+/// Remarks an argument that a weight re-layout reads but that stays as it
+/// is: also read in its own layout (at that reader), or re-laid out to two
+/// layouts (at the second re-layout). `order` numbers the function's ops
+/// in program order: users are visited in it, so the first re-layout in
+/// the body is the one moved and remarks name the first reader.
+std::optional<PreparedArg>
+findWeightRelayouts(BlockArgument arg,
+                    const DenseMap<Operation *, unsigned> &order) {
   PreparedArg prepared{arg.getArgNumber(), {}};
-  Operation *ownLayoutReader = nullptr;
-  for (Operation *user : arg.getUsers()) {
+  Operation *ownLayoutReader = nullptr, *otherLayout = nullptr;
+  SmallVector<Operation *> users(arg.getUsers());
+  llvm::sort(users, [&](Operation *a, Operation *b) {
+    return order.lookup(a) < order.lookup(b);
+  });
+  users.erase(llvm::unique(users), users.end());
+  for (Operation *user : users) {
     bool relayout = isa<MaterializeOp, PreshuffleOp>(user) &&
                     llvm::all_of(user->getUses(), [&](OpOperand &use) {
                       return isWeightOperandOf(use, user);
@@ -69,14 +80,17 @@ std::optional<PreparedArg> findWeightRelayouts(BlockArgument arg) {
       continue;
     }
     if (!prepared.relayouts.empty() &&
-        (prepared.relayouts.front()->getName() != user->getName() ||
-         prepared.relayouts.front()->getResultTypes() !=
-             user->getResultTypes()))
-      return std::nullopt; // two target layouts: no one prepared type
+        prepared.relayouts.front()->getResultTypes() !=
+            user->getResultTypes()) {
+      if (!otherLayout)
+        otherLayout = user;
+      continue;
+    }
     prepared.relayouts.push_back(user);
   }
   if (prepared.relayouts.empty())
     return std::nullopt;
+  Type preparedType = prepared.relayouts.front()->getResult(0).getType();
   if (ownLayoutReader) {
     fp8q::emitRemarkAt(ownLayoutReader)
         << "weight argument #" << arg.getArgNumber()
@@ -85,13 +99,19 @@ std::optional<PreparedArg> findWeightRelayouts(BlockArgument arg) {
         << arg.getType()
         << ", so the step re-lays it out on every call; give this reader "
            "the layout "
-        << prepared.relayouts.front()->getResult(0).getType()
-        << " to prepare it once";
+        << preparedType << " to prepare it once";
     return std::nullopt;
   }
-  // Deterministic order of the moved ops: their order in the block.
-  llvm::sort(prepared.relayouts,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  if (otherLayout) {
+    fp8q::emitRemarkAt(otherLayout)
+        << "weight argument #" << arg.getArgNumber()
+        << " is not prepared at load time: it is re-laid out to "
+        << preparedType << " and here to "
+        << otherLayout->getResult(0).getType()
+        << ", and a step argument has one type; route its gemms to kernels "
+           "that read one layout to prepare it once";
+    return std::nullopt;
+  }
   return prepared;
 }
 
@@ -200,9 +220,12 @@ void PrepareWeightArgsPass::runOnOperation() {
       steps.push_back(fn);
   bool ok = true;
   for (func::FuncOp step : steps) {
+    DenseMap<Operation *, unsigned> order;
+    step.walk<WalkOrder::PreOrder>(
+        [&](Operation *op) { order.try_emplace(op, order.size()); });
     SmallVector<PreparedArg> args;
     for (BlockArgument arg : step.getArguments())
-      if (std::optional<PreparedArg> prepared = findWeightRelayouts(arg))
+      if (std::optional<PreparedArg> prepared = findWeightRelayouts(arg, order))
         args.push_back(std::move(*prepared));
     if (args.empty())
       continue;

@@ -24,6 +24,18 @@ func.func @weight_read_as_is(%q: tensor<?x256xf8E4M3FN>, %s: tensor<?x2xf32, #fp
 
 // -----
 
+// A weight scale re-laid out to two layouts (two kernels' w_scale) stays.
+func.func @two_layouts(%q: tensor<?x512xf8E4M3FN>, %s: tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>, %c: tensor<?x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, %w: tensor<128x512xf8E4M3FN>, %ws: tensor<128x16xf8E8M0FNU>) -> (tensor<?x128xbf16>, tensor<?x128xbf16>) {
+  %m = fp8q.materialize %ws : tensor<128x16xf8E8M0FNU> -> tensor<128x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>
+  // expected-remark@+1 {{weight argument #4 is not prepared at load time: it is re-laid out to 'tensor<128x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>' and here to 'tensor<128x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>', and a step argument has one type; route its gemms to kernels that read one layout to prepare it once}}
+  %n = fp8q.materialize %ws : tensor<128x16xf8E8M0FNU> -> tensor<128x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>
+  %a = fp8q.gemm %q, %s, %w, %m {kernel = #fp8q.kernel<cublas_mx>} : tensor<?x512xf8E4M3FN>, tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>, tensor<128x512xf8E4M3FN>, tensor<128x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x128xbf16>
+  %b = fp8q.gemm %q, %c, %w, %n {kernel = #fp8q.kernel<reference>} : tensor<?x512xf8E4M3FN>, tensor<?x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>>, tensor<128x512xf8E4M3FN>, tensor<128x16xf8E8M0FNU, #fp8q.layout<cdna4_mx>> -> tensor<?x128xbf16>
+  return %a, %b : tensor<?x128xbf16>, tensor<?x128xbf16>
+}
+
+// -----
+
 // The name of the prepare function is taken.
 func.func @step(%q: tensor<?x512xf8E4M3FN>, %s: tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>, %w: tensor<128x512xf8E4M3FN>, %ws: tensor<128x16xf8E8M0FNU>) -> tensor<?x128xbf16> {
   %m = fp8q.materialize %ws : tensor<128x16xf8E8M0FNU> -> tensor<128x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>

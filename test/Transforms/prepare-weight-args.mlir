@@ -71,6 +71,37 @@ func.func @aiter_loop(%x: tensor<?x512xbf16>, %w: tensor<64x512xf4E2M1FN>, %ws: 
 
 // -----
 
+// Hand-placed re-layouts anywhere in the body (here one per loop) are one
+// prepared argument: the gemms read the argument directly.
+// CHECK-LABEL: func.func @hand_placed_in_loops(
+// CHECK-SAME: %[[WS:[^:]*]]: tensor<64x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>, %{{[^:]*}}: index)
+// CHECK-SAME: attributes {fp8q.prepared_args = array<i64: 3>}
+// CHECK-NOT: fp8q.materialize
+// CHECK: scf.for
+// CHECK: fp8q.gemm %{{.*}}, %{{.*}}, %{{.*}}, %[[WS]] {kernel = #fp8q.kernel<cublas_mx>}
+// CHECK: scf.for
+// CHECK: fp8q.gemm %{{.*}}, %{{.*}}, %{{.*}}, %[[WS]] {kernel = #fp8q.kernel<cublas_mx>}
+// CHECK-LABEL: func.func @hand_placed_in_loops_prepare_weights(
+// CHECK-NEXT: fp8q.materialize
+// CHECK-NEXT: return
+func.func @hand_placed_in_loops(%q: tensor<?x512xf8E4M3FN>, %s: tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>, %w: tensor<64x512xf8E4M3FN>, %ws: tensor<64x16xf8E8M0FNU>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %m = fp8q.materialize %ws : tensor<64x16xf8E8M0FNU> -> tensor<64x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>
+    %a = fp8q.gemm %q, %s, %w, %m {kernel = #fp8q.kernel<cublas_mx>} : tensor<?x512xf8E4M3FN>, tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>, tensor<64x512xf8E4M3FN>, tensor<64x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x64xbf16>
+    "test.use"(%a) : (tensor<?x64xbf16>) -> ()
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %m = fp8q.materialize %ws : tensor<64x16xf8E8M0FNU> -> tensor<64x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>
+    %a = fp8q.gemm %q, %s, %w, %m {kernel = #fp8q.kernel<cublas_mx>} : tensor<?x512xf8E4M3FN>, tensor<?x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>>, tensor<64x512xf8E4M3FN>, tensor<64x16xf8E8M0FNU, #fp8q.layout<swizzle_32_4_4>> -> tensor<?x64xbf16>
+    "test.use"(%a) : (tensor<?x64xbf16>) -> ()
+  }
+  return
+}
+
+// -----
+
 // Nothing to prepare: FP8 1x128 weight scales stay row-major, triton reads
 // the plain weight, and an activation scale argument's copy (x_scale, not a
 // weight) stays in the step: the function keeps its signature and gets no

@@ -293,7 +293,10 @@ def PrepareWeightArgs : Pass<"fp8q-prepare-weight-args", "mlir::ModuleOp"> {
     reads it as is, or by any other op) is not prepared, with a remark at
     that reader: preparing it would need the original bytes too (two copies
     of the weight in memory) or a copy back on every step, which saves
-    nothing. Activation scales and any other argument are left alone, and
+    nothing. So is one re-laid out to two layouts (two kernels' w_scale
+    layouts), remarked at the second re-layout: a step argument has one
+    type. Hand-placed re-layouts anywhere in the body (in a loop, say)
+    count as one when they agree. Activation scales and any other argument are left alone, and
     so is a function with a symbol use other than `func.call`. Running the
     pass twice changes nothing (a prepared argument has no re-layout left).
     A module that already holds a symbol named `@f_prepare_weights` when
