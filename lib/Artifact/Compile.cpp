@@ -95,6 +95,15 @@ llvm::Error compileArtifact(const CompileOptions &options) {
         "invalid --pipeline-options '%s' (the options of --fp8q-pipeline; "
         "fp8q-opt --help lists them)",
         options.pipelineOptions.c_str());
+  // The manifest is read from the tensor IR before the pipeline runs: it
+  // would list neither @<fn>_prepare_weights nor which arguments the step
+  // then takes prepared, and a driver would hand it weights it misreads.
+  if (pipelineOptions->prepareWeightArgs)
+    return llvm::createStringError(
+        "--pipeline-options: prepare-weight-args is not supported by "
+        "artifacts yet (their manifest cannot name the prepared arguments); "
+        "compile without it, or run the step with fp8q-run "
+        "--prepare-weights");
   llvm::Expected<std::vector<std::string>> linkArgs = runtimeLinkArgs(options);
   if (!linkArgs)
     return linkArgs.takeError();

@@ -134,8 +134,13 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
     PropagateScaleLayoutOptions propagate;
     propagate.fuseProducers = options.fuseProducers;
     pm.addPass(createPropagateScaleLayout(propagate));
-    pm.addPass(createVerifyContracts());
   }
+  // Weight re-layouts move out of the step, before the contracts are
+  // proven on the step that remains.
+  if (options.prepareWeightArgs)
+    pm.addPass(createPrepareWeightArgs());
+  if (!options.skipPropagation)
+    pm.addPass(createVerifyContracts());
 
   // 4: whole-module bufferization, then free what it allocated.
   // Elementwise arith / math ops on tensors (activations, residual adds)

@@ -10,7 +10,9 @@
 // compiled without layout propagation, as the historical hand-placed flow
 // did, in the runtime's unchecked mode, to show the damage. With
 // --weights=DIR the weights come from a safetensors checkpoint instead of
-// the seed (docs/Checkpoints.md).
+// the seed (docs/Checkpoints.md). With --prepare-weights the step is
+// compiled with prepare-weight-args and its weights are re-laid out once,
+// by @<entry>_prepare_weights, before it runs (docs/Lowering.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,6 +104,12 @@ static opt<std::string> weightsDir(
          "step's input is read from the checkpoint only if it holds a "
          "tensor of its name (default: none, everything seeded)"),
     init(""));
+static opt<bool> prepareWeights(
+    "prepare-weights",
+    desc("Compile with --fp8q-pipeline's prepare-weight-args and call the "
+         "entry's @<entry>_prepare_weights once on the loaded weights "
+         "before the step, as a serving stack does at load time; the step "
+         "then re-lays out no weight (default: false)"));
 static opt<bool> fuseProducers("fuse-producers",
                                desc("Fuse transposed scale writes into the "
                                     "quantize producers (default: true)"),
@@ -425,13 +433,78 @@ std::vector<Argument> freshCopy(const std::vector<Argument> &inputs) {
   return args;
 }
 
+/// The buffers @<entry>_prepare_weights returned, freed when the runs that
+/// read them are done.
+struct PreparedWeights {
+  std::vector<void *> allocations;
+  PreparedWeights() = default;
+  PreparedWeights(const PreparedWeights &) = delete;
+  PreparedWeights &operator=(const PreparedWeights &) = delete;
+  ~PreparedWeights() {
+    for (void *allocation : allocations)
+      free(allocation);
+  }
+};
+
+/// Calls the compiled `@<entry>_prepare_weights` once on the arguments the
+/// entry's `fp8q.prepared_args` names (docs/RuntimeABI.md) and points those
+/// arguments of `args` at its results: the weights the step reads, in its
+/// kernels' layouts. Returns the number of arguments prepared (0 when the
+/// entry has none to prepare).
+FailureOr<size_t> prepareWeightArguments(ExecutionEngine &engine,
+                                         ModuleOp compiled,
+                                         std::vector<Argument> &args,
+                                         PreparedWeights &prepared) {
+  Operation *step = compiled.lookupSymbol(entryName);
+  auto indices =
+      step ? step->getAttrOfType<DenseI64ArrayAttr>("fp8q.prepared_args")
+           : DenseI64ArrayAttr();
+  if (!indices || indices.empty())
+    return size_t(0);
+  // The results come back as one struct of rank-r memref descriptors,
+  // 3 + 2 r words each (a prepared weight keeps its argument's rank).
+  std::vector<size_t> offsets;
+  size_t words = 0;
+  for (int64_t index : indices.asArrayRef()) {
+    offsets.push_back(words);
+    words += 3 + 2 * args[index].reference.shape.size();
+  }
+  std::vector<int64_t> results(words);
+  void *resultsPtr = results.data();
+  std::vector<void *> argPtrs;
+  for (int64_t index : indices.asArrayRef())
+    argPtrs.push_back(&args[index].desc);
+  SmallVector<void *> packed{&resultsPtr};
+  for (void *&argPtr : argPtrs)
+    packed.push_back(&argPtr);
+  std::string name = entryName + "_prepare_weights";
+  if (llvm::Error err = engine.invokePacked("_mlir_ciface_" + name, packed)) {
+    (void)fail("JIT: " + llvm::toString(std::move(err)));
+    return failure();
+  }
+  for (auto [i, index] : llvm::enumerate(indices.asArrayRef())) {
+    Argument &arg = args[index];
+    const uint8_t *begin = arg.bytes.data();
+    auto *allocated = reinterpret_cast<uint8_t *>(results[offsets[i]]);
+    // A result that is a view of its input is not ours to free.
+    if (allocated < begin || allocated >= begin + arg.bytes.size())
+      prepared.allocations.push_back(allocated);
+    int64_t rank = arg.reference.shape.size();
+    std::memcpy(&arg.desc, &results[offsets[i]],
+                (3 + 2 * rank) * sizeof(int64_t));
+  }
+  return size_t(indices.size());
+}
+
 /// Compiles a clone of `module` with --fp8q-pipeline and runs the entry on a
-/// fresh copy of `inputs`. A public function's arguments are read-only
-/// (SPEC): a run that writes into one fails.
+/// fresh copy of `inputs`, with `prepare` first calling the entry's weight
+/// preparation once. A public function's arguments are read-only (SPEC): a
+/// run that writes into one fails.
 FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
                                             const std::vector<Argument> &inputs,
                                             ArrayRef<int64_t> resultShape,
-                                            StringRef runtime) {
+                                            StringRef runtime,
+                                            bool prepare = false) {
   std::vector<Argument> args = freshCopy(inputs);
   OwningOpRef<ModuleOp> clone = module.clone();
   auto fn = clone->lookupSymbol<func::FuncOp>(entryName);
@@ -440,6 +513,7 @@ FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
   fp8q::Fp8qPipelineOptions options;
   options.skipPropagation = !propagate;
   options.fuseProducers = fuseProducers;
+  options.prepareWeightArgs = prepare;
   fp8q::buildFp8qPipeline(pm, options);
   if (failed(pm.run(*clone)))
     return failure();
@@ -457,6 +531,20 @@ FailureOr<std::vector<float>> compileAndRun(ModuleOp module, bool propagate,
   if (!engine) {
     (void)fail("JIT: " + llvm::toString(engine.takeError()));
     return failure();
+  }
+  PreparedWeights prepared;
+  if (prepare) {
+    FailureOr<size_t> count =
+        prepareWeightArguments(**engine, *clone, args, prepared);
+    if (failed(count))
+      return failure();
+    progress(*count ? llvm::formatv("weights prepared once by "
+                                    "@{0}_prepare_weights: {1} arguments "
+                                    "re-laid out for their kernels",
+                                    entryName.getValue(), *count)
+                          .str()
+                    : std::string("no weight argument to prepare: the step "
+                                  "re-lays out none"));
   }
   Descriptor result{};
   void *resultPtr = &result;
@@ -706,8 +794,9 @@ int main(int argc, char **argv) {
   progress("compiling with --fp8q-pipeline and running on " +
            llvm::sys::path::filename(runtime));
   start = Clock::now();
-  FailureOr<std::vector<float>> out = compileAndRun(
-      *module, /*propagate=*/true, *args, resultType.getShape(), runtime);
+  FailureOr<std::vector<float>> out =
+      compileAndRun(*module, /*propagate=*/true, *args, resultType.getShape(),
+                    runtime, prepareWeights);
   if (failed(out))
     return 1;
   progress(llvm::formatv("done in {0:f1} s", seconds(start)));

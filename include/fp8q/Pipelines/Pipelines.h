@@ -3,7 +3,9 @@
 // `--fp8q-pipeline`: tensor-level fp8q IR to the LLVM dialect, ready for
 // mlir-runner with a runtime library (SPEC.md). In order:
 //   1. --fp8q-select-kernels          (kernel per gemm, weight preshuffle)
-//   2. --fp8q-propagate-scale-layout  (layouts, fewest materializations)
+//   2. --fp8q-propagate-scale-layout  (layouts, fewest materializations),
+//      with prepare-weight-args then --fp8q-prepare-weight-args (weight
+//      re-layouts move to a load-time @<fn>_prepare_weights)
 //   3. --fp8q-verify-contracts        (every gemm's contract holds)
 //   4. --fp8q-bufferize               (whole-module One-Shot Bufferize),
 //      then the ownership-based buffer deallocation pipeline
@@ -54,6 +56,14 @@ struct Fp8qPipelineOptions
           "Reproduce the historical hand-placed flow: no layout propagation "
           "and no compile-time contract check, so a wrong layout reaches the "
           "runtime (whose checks, or FP8Q_RT_UNCHECKED=1 damage, show it)"),
+      llvm::cl::init(false)};
+  Option<bool> prepareWeightArgs{
+      *this, "prepare-weight-args",
+      llvm::cl::desc(
+          "Re-lay out weight arguments (weight-scale materializations, "
+          "weight preshuffles) once, in a public @<fn>_prepare_weights the "
+          "driver calls at load time, instead of in every step; changes the "
+          "step's signature (--fp8q-prepare-weight-args)"),
       llvm::cl::init(false)};
   Option<unsigned> outlineMinLoops{
       *this, "outline-min-loops",

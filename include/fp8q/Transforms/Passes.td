@@ -254,6 +254,63 @@ def PropagateScaleLayout : Pass<"fp8q-propagate-scale-layout", "mlir::ModuleOp">
   ];
 }
 
+def PrepareWeightArgs : Pass<"fp8q-prepare-weight-args", "mlir::ModuleOp"> {
+  let summary = "Move the re-layout of weight arguments out of the step into "
+                "a companion function called once at load time";
+  let description = [{
+    Run after `--fp8q-propagate-scale-layout` (and `--fp8q-select-kernels`,
+    whose preshuffles it moves too). Propagation re-lays out a weight scale
+    argument whose layout is not its kernel's (swizzle_32_4_4, cdna4_mx,
+    col_major pack = 4) with one `fp8q.materialize` at the function entry,
+    and kernel selection preshuffles a weight argument with one
+    `fp8q.preshuffle` there: both run on every call of the step, i.e.
+    once per decode step, although weights never change. Serving stacks
+    re-lay weights out once, when they load them; this pass gives the
+    compiled step that contract.
+
+    A public function argument is prepared when every use of it is one
+    `fp8q.materialize` or `fp8q.preshuffle` (one result type) whose every
+    use is the `w_scale` (materialize) or `w` (preshuffle) operand of an
+    `fp8q.gemm`. Then, for function `@f`:
+    - the argument's type becomes the op's result type (the layout is in
+      the type) and the op is erased from `@f`;
+    - `@f` gets `fp8q.prepared_args = array<i64: ...>`, the indices of its
+      prepared arguments, ascending;
+    - a public `@f_prepare_weights` is emitted (attribute
+      `fp8q.prepares = @f`, and `llvm.emit_c_interface` when `@f` has
+      it): its argument i has the original type of
+      `@f`'s argument `prepared_args[i]`, and its result i is that argument
+      in `@f`'s new type (the moved op computes it). A driver calls it once
+      per weight set and passes its results to every step.
+    - every `func.call @f` in the module first calls `@f_prepare_weights`
+      with the original operands.
+
+    This deliberately changes the public signature of `@f` (SPEC: a public
+    signature is the ABI), which is why it is opt-in: the new ABI is stated
+    by the types, `fp8q.prepared_args` and the prepare function.
+
+    An argument that is also read in its own layout (by a gemm whose kernel
+    reads it as is, or by any other op) is not prepared, with a remark at
+    that reader: preparing it would need the original bytes too (two copies
+    of the weight in memory) or a copy back on every step, which saves
+    nothing. So is one re-laid out to two layouts (two kernels' w_scale
+    layouts), remarked at the second re-layout: a step argument has one
+    type. Hand-placed re-layouts anywhere in the body (in a loop, say)
+    count as one when they agree. Activation scales and any other argument are left alone, and
+    so is a function with a symbol use other than `func.call`. Running the
+    pass twice changes nothing (a prepared argument has no re-layout left).
+    A module that already holds a symbol named `@f_prepare_weights` when
+    `@f` has arguments to prepare is an error.
+  }];
+  let dependentDialects = ["::fp8q::Fp8qDialect",
+                           "::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numArgsPrepared", "args-prepared",
+              "Weight arguments re-laid out by a prepare function instead "
+              "of every step">
+  ];
+}
+
 def FuseElementwiseProducers
     : Pass<"fp8q-fuse-elementwise-producers", "mlir::ModuleOp"> {
   let summary = "Fuse the residual add into fp8q.rms_norm_quantize and the "
