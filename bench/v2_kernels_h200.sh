@@ -9,9 +9,13 @@
 #  2. the bandwidth bench (v2_bench.log: GB/s per format x layout at
 #     M = 16384, K = 7168 against a D2D copy, time at M <= 64 against an
 #     empty kernel, materialize_v2 against a copy).
+#     The check runs twice: as the runtime picks kernels, and with
+#     FP8Q_V2_QUANT_WORDS=1 (v2_check_words.log), so that the raw-word
+#     quantize kernels meet every case too.
 # Usage: bash bench/v2_kernels_h200.sh      (OUT=DIR keeps the logs there,
 # default /tmp/fp8q-v2; FP8Q_V2_BUILD=DIR keeps the build, default a
-# temporary folder). Files in OUT: build.log, v2_check.log, v2_bench.log.
+# temporary folder). Files in OUT: build.log, v2_check.log, v2_check_words.log,
+# v2_bench.log.
 # Exit status: 0 when everything built and every check passed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +50,14 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
 "$build/gpu_v2_check" "$build" >"$out/v2_check.log" 2>&1 || status=1
 grep -m 20 '^FAIL' "$out/v2_check.log"
 tail -1 "$out/v2_check.log"
+# The check's shapes are small, where the runtime picks the fp32-value
+# quantize kernel; the raw-word kernels (large launches) are checked on the
+# same cases by forcing them.
+FP8Q_V2_QUANT_WORDS=1 "$build/gpu_v2_check" "$build" \
+  >"$out/v2_check_words.log" 2>&1 || status=1
+grep -m 20 '^FAIL' "$out/v2_check_words.log"
+echo "raw-word kernels forced: $(tail -1 "$out/v2_check_words.log")"
 "$build/gpu_v2_check" "$build" --bench >"$out/v2_bench.log" 2>&1 || status=1
 cat "$out/v2_bench.log"
-echo "logs: $out/{build,v2_check,v2_bench}.log; total $(($(date +%s) - t0)) s"
+echo "logs: $out/{build,v2_check,v2_check_words,v2_bench}.log; total $(($(date +%s) - t0)) s"
 exit $status

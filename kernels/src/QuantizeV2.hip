@@ -267,6 +267,21 @@ __device__ FP8Q_V2_INLINE uint32_t teamMaxU16x2V2(uint32_t v, int lanes) {
 /// division.
 enum QuantV2Quotient { kQuotPow2, kQuotCorrected, kQuotDivide };
 
+/// (m, g) of scale byte `b` of a padded layout, 32-bit index math where the
+/// allocation fits.
+__device__ FP8Q_V2_INLINE GroupCoordT<int64_t>
+storageCoordV2(const QuantV2Args &p, int64_t b) {
+  if (p.padM * p.padG <= INT32_MAX) {
+    uint32_t m, g;
+    scaleByteCoord<uint32_t>(p.layout, (uint32_t)p.padM, (uint32_t)p.padG,
+                             (uint32_t)b, m, g);
+    return GroupCoordT<int64_t>{(int64_t)m, (int64_t)g};
+  }
+  int64_t m, g;
+  scaleByteCoord<int64_t>(p.layout, p.padM, p.padG, b, m, g);
+  return GroupCoordT<int64_t>{m, g};
+}
+
 /// The quotient kind of a launch (uniform: it depends on the arguments).
 template <int QT>
 __device__ FP8Q_V2_INLINE int quantV2QuotientOf(const QuantV2Args &p) {
@@ -283,15 +298,25 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   const int tid = threadId();
   const int lanes = p.lanes;
   const int sub = tid & (lanes - 1);
-  const int64_t total = p.M * p.G;
+  // A padded scale is walked in its storage order: group gid is scale byte
+  // gid (scaleByteCoord), so consecutive teams write consecutive bytes and
+  // the padding bytes are this launch's groups past [M, G], written 0.
+  const bool storage = p.padded != 0;
+  const int64_t total = storage ? p.padM * p.padG : p.M * p.G;
   const int64_t gid0 = (blockIdX() * (kV2Block / lanes) + tid / lanes) * 2;
   GroupCoordT<int64_t> gc[2];
   bool active[2];
   Bytes16 w[2][2];
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
-    active[j] = gid0 + j < total;
-    gc[j] = quantV2Coord(p, active[j] ? gid0 + j : 0);
+    const bool inside = gid0 + j < total;
+    if (storage) {
+      gc[j] = storageCoordV2(p, inside ? gid0 + j : 0);
+      active[j] = inside && gc[j].m < p.M && gc[j].g < p.G;
+    } else {
+      active[j] = inside;
+      gc[j] = quantV2Coord(p, inside ? gid0 + j : 0);
+    }
     const T *x = static_cast<const T *>(p.x) + gc[j].m * p.ldx +
                  gc[j].g * p.group + sub * kV2Vec;
 #pragma unroll
@@ -310,6 +335,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   const float global = p.scaleType == FP8Q_SCALE_F8E4M3FN ? *p.global : 1.0f;
   constexpr bool pow2 = Quot == kQuotPow2, exactQ = Quot == kQuotCorrected;
   constexpr bool kQ16 = true;
+  uint8_t scaleByte[2] = {0, 0};
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     if (!active[j])
@@ -329,8 +355,22 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
       storeCodesV2<QT, kQ16>(p, gc[j].m, e0 + (sub + s * lanes) * kV2Vec, v,
                              divisor, rcp, pow2, hw, exactQ);
     }
-    if (sub == (j & (lanes - 1)))
+    if (storage)
+      scaleByte[j] = fp8q_scale_encode_byte(sc, p.scaleType);
+    else if (sub == (j & (lanes - 1)))
       storeScaleV2(p, gc[j].m, gc[j].g, sc);
+  }
+  if (storage && sub == 0 && gid0 < total) {
+    // Both bytes in one 16-bit store where the pair is whole and aligned.
+    uint8_t *s = static_cast<uint8_t *>(p.scale) + gid0;
+    if (gid0 + 1 < total && (reinterpret_cast<uintptr_t>(s) & 1) == 0) {
+      *reinterpret_cast<uint16_t *>(s) =
+          (uint16_t)(scaleByte[0] | (scaleByte[1] << 8));
+    } else {
+      s[0] = scaleByte[0];
+      if (gid0 + 1 < total)
+        s[1] = scaleByte[1];
+    }
   }
 }
 

@@ -69,6 +69,29 @@ TEST(ScaleLayoutV2, WordsInvertTheIndexMap) {
   }
 }
 
+TEST(ScaleLayoutV2, StorageWalkInvertsTheIndexMap) {
+  // The raw-word quantize kernels' storage-order walk: byte b of the
+  // allocation is group scaleByteCoord(b), in both index types.
+  for (const Shape &s : paddedShapes()) {
+    int64_t pm, pg;
+    scalePaddedDomain(s.layout, s.align, s.M, s.G, pm, pg);
+    for (int64_t b = 0; b < pm * pg; ++b) {
+      int64_t m, g;
+      scaleByteCoord<int64_t>(s.layout, pm, pg, b, m, g);
+      uint32_t m32, g32;
+      scaleByteCoord<uint32_t>(s.layout, (uint32_t)pm, (uint32_t)pg,
+                               (uint32_t)b, m32, g32);
+      ASSERT_TRUE(m >= 0 && m < pm && g >= 0 && g < pg)
+          << fp8q_scale_layout_name(s.layout) << " byte " << b;
+      ASSERT_EQ((int64_t)m32, m);
+      ASSERT_EQ((int64_t)g32, g);
+      ASSERT_EQ(fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g), b)
+          << fp8q_scale_layout_name(s.layout) << " M=" << s.M << " G=" << s.G
+          << " align=" << s.align << " byte " << b;
+    }
+  }
+}
+
 TEST(ScaleLayoutV2, PaddingWalkCoversExactlyThePadding) {
   for (const Shape &s : paddedShapes()) {
     int64_t pm, pg;

@@ -120,6 +120,40 @@ FP8Q_HOSTDEV inline ScaleWord scaleWordOf(int layout, int64_t padM,
   return r;
 }
 
+/// (m, g) of byte `b` of a padded layout's allocation (padded domain
+/// [padM, padG], scalePaddedDomain): the inverse of fp8q_scale_offset,
+/// with (m, g) past [M, G] for padding bytes. The quantize kernels walk a
+/// padded scale in this order so that consecutive groups write consecutive
+/// scale bytes. I: uint32_t when padM * padG fits, else int64_t.
+template <class I>
+FP8Q_HOSTDEV inline void scaleByteCoord(int layout, I padM, I padG, I b,
+                                        I &m, I &g) {
+  const I w = b / 4, k = b % 4;
+  switch (layout) {
+  case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+    // byte = ((g / 4) * padM + m) * 4 + g % 4
+    m = w % padM;
+    g = (w / padM) * 4 + k;
+    return;
+  case FP8Q_LAYOUT_SWIZZLE_32_4_4: {
+    // byte = (tile * 128 + (m % 32) * 4 + (m % 128) / 32) * 4 + g % 4
+    const I tiles = padG / 4, tile = w / 128, i = w % 128;
+    m = (tile / tiles) * 128 + (i % 4) * 32 + i / 4;
+    g = (tile % tiles) * 4 + k;
+    return;
+  }
+  default: {
+    // cdna4_mx: byte = (((a * (padG / 8) + d) * 4 + f) * 16 + c) * 4 +
+    // e * 2 + b', m = 32a + 16b' + c, g = 8d + 4e + f
+    const I c = w % 16, f = (w / 16) % 4, t = w / 64;
+    const I d = t % (padG / 8), a = t / (padG / 8);
+    m = 32 * a + 16 * (k % 2) + c;
+    g = 8 * d + 4 * (k / 2) + f;
+    return;
+  }
+  }
+}
+
 /// Offset of (m, g) in a scale of either kind: a padded layout through the
 /// shared index map, a strided one through its descriptor strides.
 FP8Q_HOSTDEV inline int64_t scaleOffsetV2(bool padded, int layout,

@@ -158,10 +158,17 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
                          layout == FP8Q_LAYOUT_COL_MAJOR_PACK4);
   const int64_t groupsPerBlock =
       (int64_t)(kV2Block / a.lanes) * a.groupsPerTeam;
-  a.quantBlocks = blocksFor(M * G, groupsPerBlock);
+  // The raw-word kernels walk a padded scale in storage order and write its
+  // padding themselves; the fp32-value kernel has padding blocks after its
+  // quantizing ones.
+  const bool storageWalk = a.words && sv.padded;
+  a.quantBlocks =
+      blocksFor(storageWalk ? a.padM * a.padG : M * G, groupsPerBlock);
   const int64_t padding = scalePaddingCount(M, G, a.padM, a.padG);
   const int64_t padBlocks =
-      sv.padded ? blocksFor(padding, (int64_t)kV2Block * kV2PadPerThread) : 0;
+      sv.padded && !storageWalk
+          ? blocksFor(padding, (int64_t)kV2Block * kV2PadPerThread)
+          : 0;
   Dim3 grid, block;
   grid.x = (unsigned)(a.quantBlocks + padBlocks);
   block.x = kV2Block;
