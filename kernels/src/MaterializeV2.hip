@@ -10,8 +10,20 @@
 // gathered through the shared index map (fp8q_scale_offset) or their
 // strides; the scales are a few MiB at most, so the gathers hit L2.
 //
+// fp8q_kernel_materialize_v2_tiled is the same operation at copy
+// bandwidth: one 128-row x 8-word tile per 64-thread block, read in the
+// source's storage order with 16-byte (or 4-byte) loads into shared
+// memory as words, written in the destination's storage order with
+// 16-byte stores, padding written 0 (MaterializeTile.h has the design and
+// the per-block algorithm, run on the CPU by MaterializeTileTest). The
+// runtime (GpuOpsV2.cpp) launches it whenever both sides' units are
+// 4-byte aligned (matSideVec) and fp8q_kernel_materialize_v2 otherwise
+// (1-byte row_major with G % 4 != 0, col_major with an odd leading
+// dimension, unaligned pointers).
+//
 //===----------------------------------------------------------------------===//
 
+#include "fp8q_kernels/MaterializeTile.h"
 #include "fp8q_kernels/QuantizeV2Common.h"
 #include "fp8q_kernels/ScaleLayoutV2.h"
 
@@ -104,4 +116,60 @@ FP8Q_LAUNCH_BOUNDS(kV2Block,
     materializePaddedV2(p, u);
   else
     materializeStridedV2(p, u);
+}
+
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kMatThreads, 16) void fp8q_kernel_materialize_v2_tiled(MaterializeV2TileArgs
+                                                               p) {
+  __shared__ uint32_t tile[kMatRows * kMatWords];
+  int64_t m0, w0;
+  matTileOf(blockIdX(), p.tilesW, m0, w0);
+  const int t = threadId();
+  if (p.elt == 4) {
+    if (p.s.layout == FP8Q_LAYOUT_COL_MAJOR)
+      matLoadTile(p, FP8Q_LAYOUT_COL_MAJOR, 4, m0, w0, t, tile);
+    else
+      matLoadTile(p, FP8Q_LAYOUT_ROW_MAJOR, 4, m0, w0, t, tile);
+  } else {
+    switch (p.s.layout) {
+    case FP8Q_LAYOUT_COL_MAJOR:
+      matLoadTile(p, FP8Q_LAYOUT_COL_MAJOR, 1, m0, w0, t, tile);
+      break;
+    case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+      matLoadTile(p, FP8Q_LAYOUT_COL_MAJOR_PACK4, 1, m0, w0, t, tile);
+      break;
+    case FP8Q_LAYOUT_SWIZZLE_32_4_4:
+      matLoadTile(p, FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, m0, w0, t, tile);
+      break;
+    case FP8Q_LAYOUT_CDNA4_MX:
+      matLoadTile(p, FP8Q_LAYOUT_CDNA4_MX, 1, m0, w0, t, tile);
+      break;
+    default:
+      matLoadTile(p, FP8Q_LAYOUT_ROW_MAJOR, 1, m0, w0, t, tile);
+    }
+  }
+  barrier();
+  if (p.elt == 4) {
+    if (p.d.layout == FP8Q_LAYOUT_COL_MAJOR)
+      matStoreTile(p, FP8Q_LAYOUT_COL_MAJOR, 4, m0, w0, t, tile);
+    else
+      matStoreTile(p, FP8Q_LAYOUT_ROW_MAJOR, 4, m0, w0, t, tile);
+  } else {
+    switch (p.d.layout) {
+    case FP8Q_LAYOUT_COL_MAJOR:
+      matStoreTile(p, FP8Q_LAYOUT_COL_MAJOR, 1, m0, w0, t, tile);
+      break;
+    case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+      matStoreTile(p, FP8Q_LAYOUT_COL_MAJOR_PACK4, 1, m0, w0, t, tile);
+      break;
+    case FP8Q_LAYOUT_SWIZZLE_32_4_4:
+      matStoreTile(p, FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, m0, w0, t, tile);
+      break;
+    case FP8Q_LAYOUT_CDNA4_MX:
+      matStoreTile(p, FP8Q_LAYOUT_CDNA4_MX, 1, m0, w0, t, tile);
+      break;
+    default:
+      matStoreTile(p, FP8Q_LAYOUT_ROW_MAJOR, 1, m0, w0, t, tile);
+    }
+  }
 }
