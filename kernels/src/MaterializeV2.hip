@@ -29,6 +29,14 @@
 
 using namespace fp8q::kern;
 
+/// Resident blocks per SM the tiled kernel asks nvcc for: 32 blocks of 64
+/// threads fill an sm_90 SM (2048 threads, 128 KiB of shared tiles) and
+/// cap registers at 32, which its 16 words in flight fit without spills.
+/// -DFP8Q_MAT_TILE_MIN_BLOCKS=16 (64 registers) is the benchmark variant.
+#ifndef FP8Q_MAT_TILE_MIN_BLOCKS
+#define FP8Q_MAT_TILE_MIN_BLOCKS 32
+#endif
+
 namespace {
 
 /// The src element (m, g) as a 32-bit value (f32 bits or the byte).
@@ -118,58 +126,71 @@ FP8Q_LAUNCH_BOUNDS(kV2Block,
     materializeStridedV2(p, u);
 }
 
+namespace {
+
+/// The tiled kernel's phases with the layout, element size and unit
+/// alignment as constants (one instantiation each).
+template <bool Load, int L, int E>
+__device__ FP8Q_V2_INLINE void matPhase(const MaterializeV2TileArgs &p, int vec,
+                                        int64_t m0, int64_t w0, int t,
+                                        uint32_t *tile) {
+  if (Load) {
+    if (vec == 16)
+      matLoadTile(p, L, E, 16, m0, w0, t, tile);
+    else
+      matLoadTile(p, L, E, 4, m0, w0, t, tile);
+  } else {
+    if (vec == 16)
+      matStoreTile(p, L, E, 16, m0, w0, t, tile);
+    else
+      matStoreTile(p, L, E, 4, m0, w0, t, tile);
+  }
+}
+
+/// One phase for the side's layout.
+template <bool Load>
+__device__ FP8Q_V2_INLINE void matPhaseOf(const MaterializeV2TileArgs &p,
+                                          const MatSide &sd, int64_t m0,
+                                          int64_t w0, int t, uint32_t *tile) {
+  if (p.elt == 4) {
+    if (sd.layout == FP8Q_LAYOUT_COL_MAJOR)
+      matPhase<Load, FP8Q_LAYOUT_COL_MAJOR, 4>(p, sd.vec, m0, w0, t, tile);
+    else
+      matPhase<Load, FP8Q_LAYOUT_ROW_MAJOR, 4>(p, sd.vec, m0, w0, t, tile);
+    return;
+  }
+  switch (sd.layout) {
+  case FP8Q_LAYOUT_COL_MAJOR:
+    matPhase<Load, FP8Q_LAYOUT_COL_MAJOR, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+    matPhase<Load, FP8Q_LAYOUT_COL_MAJOR_PACK4, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  case FP8Q_LAYOUT_SWIZZLE_32_4_4:
+    matPhase<Load, FP8Q_LAYOUT_SWIZZLE_32_4_4, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  case FP8Q_LAYOUT_CDNA4_MX:
+    matPhase<Load, FP8Q_LAYOUT_CDNA4_MX, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  default:
+    matPhase<Load, FP8Q_LAYOUT_ROW_MAJOR, 1>(p, sd.vec, m0, w0, t, tile);
+  }
+}
+
+} // namespace
+
+/// One 128-row x 8-word tile per block (MaterializeTile.h): the source's
+/// units into the shared tile, a barrier, the tile into the destination's
+/// units.
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
-    kMatThreads, 16) void fp8q_kernel_materialize_v2_tiled(MaterializeV2TileArgs
-                                                               p) {
+    kMatThreads,
+    FP8Q_MAT_TILE_MIN_BLOCKS) void fp8q_kernel_materialize_v2_tiled(MaterializeV2TileArgs
+                                                                        p) {
   __shared__ uint32_t tile[kMatRows * kMatWords];
   int64_t m0, w0;
   matTileOf(blockIdX(), p.tilesW, m0, w0);
   const int t = threadId();
-  if (p.elt == 4) {
-    if (p.s.layout == FP8Q_LAYOUT_COL_MAJOR)
-      matLoadTile(p, FP8Q_LAYOUT_COL_MAJOR, 4, m0, w0, t, tile);
-    else
-      matLoadTile(p, FP8Q_LAYOUT_ROW_MAJOR, 4, m0, w0, t, tile);
-  } else {
-    switch (p.s.layout) {
-    case FP8Q_LAYOUT_COL_MAJOR:
-      matLoadTile(p, FP8Q_LAYOUT_COL_MAJOR, 1, m0, w0, t, tile);
-      break;
-    case FP8Q_LAYOUT_COL_MAJOR_PACK4:
-      matLoadTile(p, FP8Q_LAYOUT_COL_MAJOR_PACK4, 1, m0, w0, t, tile);
-      break;
-    case FP8Q_LAYOUT_SWIZZLE_32_4_4:
-      matLoadTile(p, FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, m0, w0, t, tile);
-      break;
-    case FP8Q_LAYOUT_CDNA4_MX:
-      matLoadTile(p, FP8Q_LAYOUT_CDNA4_MX, 1, m0, w0, t, tile);
-      break;
-    default:
-      matLoadTile(p, FP8Q_LAYOUT_ROW_MAJOR, 1, m0, w0, t, tile);
-    }
-  }
+  matPhaseOf<true>(p, p.s, m0, w0, t, tile);
   barrier();
-  if (p.elt == 4) {
-    if (p.d.layout == FP8Q_LAYOUT_COL_MAJOR)
-      matStoreTile(p, FP8Q_LAYOUT_COL_MAJOR, 4, m0, w0, t, tile);
-    else
-      matStoreTile(p, FP8Q_LAYOUT_ROW_MAJOR, 4, m0, w0, t, tile);
-  } else {
-    switch (p.d.layout) {
-    case FP8Q_LAYOUT_COL_MAJOR:
-      matStoreTile(p, FP8Q_LAYOUT_COL_MAJOR, 1, m0, w0, t, tile);
-      break;
-    case FP8Q_LAYOUT_COL_MAJOR_PACK4:
-      matStoreTile(p, FP8Q_LAYOUT_COL_MAJOR_PACK4, 1, m0, w0, t, tile);
-      break;
-    case FP8Q_LAYOUT_SWIZZLE_32_4_4:
-      matStoreTile(p, FP8Q_LAYOUT_SWIZZLE_32_4_4, 1, m0, w0, t, tile);
-      break;
-    case FP8Q_LAYOUT_CDNA4_MX:
-      matStoreTile(p, FP8Q_LAYOUT_CDNA4_MX, 1, m0, w0, t, tile);
-      break;
-    default:
-      matStoreTile(p, FP8Q_LAYOUT_ROW_MAJOR, 1, m0, w0, t, tile);
-    }
-  }
+  matPhaseOf<false>(p, p.d, m0, w0, t, tile);
 }

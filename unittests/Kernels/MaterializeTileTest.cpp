@@ -34,13 +34,11 @@ struct Lay {
   int64_t align;
 };
 
-const Lay kLays[] = {{FP8Q_LAYOUT_ROW_MAJOR, 1},
-                     {FP8Q_LAYOUT_COL_MAJOR, 1},
-                     {FP8Q_LAYOUT_COL_MAJOR, 4},
-                     {FP8Q_LAYOUT_COL_MAJOR_PACK4, 1},
-                     {FP8Q_LAYOUT_COL_MAJOR_PACK4, 4},
-                     {FP8Q_LAYOUT_SWIZZLE_32_4_4, 1},
-                     {FP8Q_LAYOUT_CDNA4_MX, 1}};
+const Lay kLays[] = {
+    {FP8Q_LAYOUT_ROW_MAJOR, 1},       {FP8Q_LAYOUT_COL_MAJOR, 1},
+    {FP8Q_LAYOUT_COL_MAJOR, 4},       {FP8Q_LAYOUT_COL_MAJOR_PACK4, 1},
+    {FP8Q_LAYOUT_COL_MAJOR_PACK4, 4}, {FP8Q_LAYOUT_SWIZZLE_32_4_4, 1},
+    {FP8Q_LAYOUT_CDNA4_MX, 1}};
 
 std::string name(const Lay &l) {
   return std::string(fp8q_scale_layout_name(l.layout)) +
@@ -60,19 +58,18 @@ MatSide side(const Lay &l, int elt, const void *base, int64_t M, int64_t G) {
 
 /// The kernel's grid, block by block and thread by thread on the CPU.
 void runTiled(const MaterializeV2TileArgs &p) {
-  const int64_t tiles =
-      matTileRows(p.d.layout, p.M, p.d.padM) * p.tilesW;
+  const int64_t tiles = matTileRows(p.d.layout, p.M, p.d.padM) * p.tilesW;
   std::vector<uint32_t> tile(kMatRows * kMatWords);
   for (int64_t b = 0; b < tiles; ++b) {
     int64_t m0, w0;
     matTileOf(b, p.tilesW, m0, w0);
     std::fill(tile.begin(), tile.end(), 0xdeadbeefu);
     for (int t = 0; t < kMatThreads; ++t)
-      matLoadTile(p, p.s.layout, p.elt, m0, w0, t, tile.data());
+      matLoadTile(p, p.s.layout, p.elt, p.s.vec, m0, w0, t, tile.data());
     for (uint32_t w : tile)
       ASSERT_NE(w, 0xdeadbeefu) << "a tile word the load phase left";
     for (int t = 0; t < kMatThreads; ++t)
-      matStoreTile(p, p.d.layout, p.elt, m0, w0, t, tile.data());
+      matStoreTile(p, p.d.layout, p.elt, p.d.vec, m0, w0, t, tile.data());
   }
 }
 
@@ -114,9 +111,9 @@ void checkPair(const Lay &a, const Lay &b, int elt, int64_t M, int64_t G) {
   runTiled(p);
   const uint8_t *d8 = reinterpret_cast<const uint8_t *>(dst.data());
   for (size_t i = 0; i < dst.size() * 16; ++i)
-    ASSERT_EQ(d8[i], w8[i]) << (elt == 4 ? "f32 " : "e8m0 ") << name(a)
-                            << " -> " << name(b) << " M=" << M << " G=" << G
-                            << " byte " << i << " of " << dBytes;
+    ASSERT_EQ(d8[i], w8[i])
+        << (elt == 4 ? "f32 " : "e8m0 ") << name(a) << " -> " << name(b)
+        << " M=" << M << " G=" << G << " byte " << i << " of " << dBytes;
 }
 
 TEST(MaterializeTile, EveryLayoutPairMatchesTheIndexMap) {
@@ -135,7 +132,7 @@ TEST(MaterializeTile, EveryLayoutPairMatchesTheIndexMap) {
 
 /// Every (layout, elt) the tiled kernel has.
 std::vector<std::pair<int, int>> kinds() {
-  return {{FP8Q_LAYOUT_ROW_MAJOR, 1},      {FP8Q_LAYOUT_COL_MAJOR, 1},
+  return {{FP8Q_LAYOUT_ROW_MAJOR, 1},       {FP8Q_LAYOUT_COL_MAJOR, 1},
           {FP8Q_LAYOUT_COL_MAJOR_PACK4, 1}, {FP8Q_LAYOUT_SWIZZLE_32_4_4, 1},
           {FP8Q_LAYOUT_CDNA4_MX, 1},        {FP8Q_LAYOUT_ROW_MAJOR, 4},
           {FP8Q_LAYOUT_COL_MAJOR, 4}};

@@ -60,7 +60,7 @@ constexpr int kMatSlots = 16;
 /// One side (source or destination) of a tiled materialize.
 struct MatSide {
   int32_t layout;
-  int32_t vec;    ///< 16 or 4: the alignment of every unit (matSideVec)
+  int32_t vec; ///< 16 or 4: the alignment of every unit (matSideVec)
   int64_t align;
   int64_t s0, s1;     ///< strided layouts: element strides
   int64_t padM, padG; ///< padded domain (scalePaddedDomain)
@@ -238,8 +238,7 @@ FP8Q_HOSTDEV inline void matSlotsToUnits(bool transposed, uint32_t (&v)[16]) {
   uint32_t o[16];
   FP8Q_UNROLL
   for (int q = 0; q < 4; ++q) {
-    uint32_t a = v[4 * q], b = v[4 * q + 1], c = v[4 * q + 2],
-             d = v[4 * q + 3];
+    uint32_t a = v[4 * q], b = v[4 * q + 1], c = v[4 * q + 2], d = v[4 * q + 3];
     matTranspose4x4(a, b, c, d);
     o[q] = a;
     o[4 + q] = b;
@@ -253,7 +252,8 @@ FP8Q_HOSTDEV inline void matSlotsToUnits(bool transposed, uint32_t (&v)[16]) {
 
 /// 16 bytes at `p` (aligned to `vec`: 16, or 4 and then four words).
 FP8Q_HOSTDEV inline void matLoad16(const uint8_t *p, int vec, uint32_t *w) {
-#if defined(FP8Q_GPU) && (defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))
+#if defined(FP8Q_GPU) &&                                                       \
+    (defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))
   if (vec == 16) {
     const Bytes16 b = *reinterpret_cast<const Bytes16 *>(p);
     w[0] = b.w[0];
@@ -274,7 +274,8 @@ FP8Q_HOSTDEV inline void matLoad16(const uint8_t *p, int vec, uint32_t *w) {
 }
 
 FP8Q_HOSTDEV inline void matStore16(uint8_t *p, int vec, const uint32_t *w) {
-#if defined(FP8Q_GPU) && (defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))
+#if defined(FP8Q_GPU) &&                                                       \
+    (defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__))
   if (vec == 16) {
     *reinterpret_cast<Bytes16 *>(p) = Bytes16{{w[0], w[1], w[2], w[3]}};
     return;
@@ -334,11 +335,13 @@ FP8Q_HOSTDEV inline void matTileOf(int64_t b, int64_t tilesW, int64_t &m0,
 /// tile inside [M, G] loads whole units (16 or 4 bytes at a time) and
 /// transposes them in registers; an edge tile gathers each slot's
 /// elements through the index map, one slot at a time (few registers).
-/// `layout` and `elt` are p.s.layout and p.elt, passed apart so that the
-/// kernel instantiates the phase once per layout with constants.
+/// `layout`, `elt` and `vec` are p.s.layout, p.elt and p.s.vec, passed
+/// apart so that the kernel instantiates the phase with constants (a
+/// runtime `vec` lets the compiler merge the 16-byte and the 4-byte
+/// accesses into the 4-byte ones).
 FP8Q_HOSTDEV FP8Q_V2_INLINE void matLoadTile(const MaterializeV2TileArgs &p,
-                                             int layout, int elt, int64_t m0,
-                                             int64_t w0, int t,
+                                             int layout, int elt, int vec,
+                                             int64_t m0, int64_t w0, int t,
                                              uint32_t *tile) {
   const MatSide &sd = p.s;
   const int gpw = matGroupsPerWord(elt);
@@ -347,8 +350,8 @@ FP8Q_HOSTDEV FP8Q_V2_INLINE void matLoadTile(const MaterializeV2TileArgs &p,
     uint32_t v[kMatSlots];
     FP8Q_UNROLL
     for (int j = 0; j < 4; ++j)
-      matLoad16(src + matUnitOffset(sd, layout, elt, m0, w0, t, j) * elt,
-                sd.vec, &v[4 * j]);
+      matLoad16(src + matUnitOffset(sd, layout, elt, m0, w0, t, j) * elt, vec,
+                &v[4 * j]);
     matUnitsToSlots(matTransposed(layout, elt), v);
     matSlotsToShared(tile, layout, elt, t, v);
     return;
@@ -378,10 +381,10 @@ FP8Q_HOSTDEV FP8Q_V2_INLINE void matLoadTile(const MaterializeV2TileArgs &p,
 /// domain in the tile written (padding: 0 from the load phase), nothing
 /// outside it. A tile inside the domain stores whole 16-byte (or 4-byte)
 /// units; an edge tile scatters slot by slot through the index map.
-/// `layout`, `elt`: p.d.layout, p.elt.
+/// `layout`, `elt`, `vec`: p.d.layout, p.elt, p.d.vec.
 FP8Q_HOSTDEV FP8Q_V2_INLINE void matStoreTile(const MaterializeV2TileArgs &p,
-                                              int layout, int elt, int64_t m0,
-                                              int64_t w0, int t,
+                                              int layout, int elt, int vec,
+                                              int64_t m0, int64_t w0, int t,
                                               const uint32_t *tile) {
   const MatSide &sd = p.d;
   const int gpw = matGroupsPerWord(elt);
@@ -395,8 +398,8 @@ FP8Q_HOSTDEV FP8Q_V2_INLINE void matStoreTile(const MaterializeV2TileArgs &p,
     matSlotsToUnits(matTransposed(layout, elt), v);
     FP8Q_UNROLL
     for (int j = 0; j < 4; ++j)
-      matStore16(dst + matUnitOffset(sd, layout, elt, m0, w0, t, j) * elt,
-                 sd.vec, &v[4 * j]);
+      matStore16(dst + matUnitOffset(sd, layout, elt, m0, w0, t, j) * elt, vec,
+                 &v[4 * j]);
     return;
   }
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
@@ -448,8 +451,8 @@ FP8Q_HOSTDEV inline int64_t matTileRows(int dstLayout, int64_t M,
 /// or column (col_major s1) stride; an extent of 1 never multiplies its
 /// stride.
 FP8Q_HOSTDEV inline int matSideVec(int layout, int elt, const void *base,
-                                   int64_t M, int64_t G, int64_t s0,
-                                   int64_t s1, int64_t padM) {
+                                   int64_t M, int64_t G, int64_t s0, int64_t s1,
+                                   int64_t padM) {
   int64_t ld = 0; // bytes
   switch (layout) {
   case FP8Q_LAYOUT_ROW_MAJOR:

@@ -186,8 +186,8 @@ bool tileSide(const ScaleView &v, const void *base, MatSide &sd) {
   sd.s0 = v.s0;
   sd.s1 = v.s1;
   scalePaddedDomain(v.layout, v.align, v.M, v.G, sd.padM, sd.padG);
-  sd.vec = matSideVec(v.layout, (int)v.eltSize, base, v.M, v.G, v.s0, v.s1,
-                      sd.padM);
+  sd.vec =
+      matSideVec(v.layout, (int)v.eltSize, base, v.M, v.G, v.s0, v.s1, sd.padM);
   return sd.vec != 0;
 }
 

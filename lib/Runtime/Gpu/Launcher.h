@@ -42,7 +42,7 @@ enum class KernelId : int {
   QuantizeV2F32,
   MaterializeV2,
   MaterializeV2Tiled, ///< fp8q_kernel_materialize_v2_tiled (aligned units)
-  DecodeGemm8, ///< fp8q_kernel_decode_gemm_m8 (NVIDIA only)
+  DecodeGemm8,        ///< fp8q_kernel_decode_gemm_m8 (NVIDIA only)
   DecodeGemm16,
   DecodeGemm32,
   DecodeGemm64,
