@@ -174,7 +174,8 @@ TEST(MaterializeTile, UnitsAreContiguousInTheIndexMap) {
   // e of unit j sits at matUnitOffset + e.
   for (auto [layout, elt] : kinds())
     for (int64_t align : {1, 4})
-      for (auto [M, G] : {std::pair<int64_t, int64_t>{1000, 224}, {1024, 90}}) {
+      for (auto [M, G] :
+           {std::pair<int64_t, int64_t>{1000, 224}, {1024, 90}, {1002, 92}}) {
         if (align != 1 && !fp8q_scale_layout_has_align(layout))
           continue;
         Lay l{layout, align};
@@ -185,8 +186,10 @@ TEST(MaterializeTile, UnitsAreContiguousInTheIndexMap) {
               for (int j = 0; j < 4; ++j) {
                 const int64_t base =
                     matUnitOffset(sd, layout, elt, m0, w0, t, j);
-                if (sd.vec)
-                  EXPECT_EQ(base * elt % 4, 0);
+                if (sd.vec) // the unit alignment matSideVec promises
+                  EXPECT_EQ(base * elt % sd.vec, 0)
+                      << fp8q_scale_layout_name(layout) << " M=" << M
+                      << " G=" << G;
                 for (int e = 0; e < matUnitElems(elt); ++e) {
                   int r, g;
                   matUnitElement(layout, elt, t, j, e, r, g);
