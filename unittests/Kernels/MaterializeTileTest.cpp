@@ -9,9 +9,10 @@
 // padded dst's allocation 0, every other byte of a strided dst untouched.
 // Also checks the pieces the fast path relies on: the slots of a tile are
 // a bijection onto its 128 x 8 words, each unit's elements are contiguous
-// at matUnitOffset (against the index map), the shared-memory swizzle is
-// free of bank conflicts for every layout's warp access, the byte
-// transpose is its own inverse, and which sides matSideVec accepts.
+// at matUnitOffset (against the index map) and bounded by its first and
+// last element (the edge path's unit classification), the shared-memory swizzle
+// is free of bank conflicts for every layout's warp access, the byte transpose
+// is its own inverse, and which sides matSideVec accepts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,6 +168,29 @@ TEST(MaterializeTile, SlotsCoverTheTileOnce) {
           << fp8q_scale_layout_name(layout) << " elt " << elt;
     }
   }
+}
+
+TEST(MaterializeTile, UnitElementsAreTheirSlotsAndInTheirBox) {
+  // The edge path's view of a unit (element -> slot and byte, the two
+  // corners bounding the unit) agrees with the slot map.
+  for (auto [layout, elt] : kinds())
+    for (int t = 0; t < kMatThreads; ++t)
+      for (int j = 0; j < 4; ++j) {
+        int r0, g0, r1, g1;
+        matUnitBox(layout, elt, t, j, r0, g0, r1, g1);
+        for (int e = 0; e < matUnitElems(elt); ++e) {
+          int r, g, s, b, rs, cs;
+          matUnitElement(layout, elt, t, j, e, r, g);
+          matUnitElementSlot(layout, elt, j, e, s, b);
+          matSlot(layout, elt, t, s, rs, cs);
+          ASSERT_EQ(r, rs) << fp8q_scale_layout_name(layout) << " elt " << elt;
+          ASSERT_EQ(g, cs * matGroupsPerWord(elt) + b)
+              << fp8q_scale_layout_name(layout) << " elt " << elt;
+          ASSERT_TRUE(r0 <= r && r <= r1 && g0 <= g && g <= g1)
+              << fp8q_scale_layout_name(layout) << " elt " << elt << " t " << t
+              << " unit " << j << " element " << e;
+        }
+      }
 }
 
 TEST(MaterializeTile, UnitsAreContiguousInTheIndexMap) {

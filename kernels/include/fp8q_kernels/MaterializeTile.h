@@ -28,11 +28,13 @@
 // Bounds. Tiles cover the destination's domain (the padded domain of a
 // padded layout, [M, G] of a strided one). A tile inside [M, G] loads
 // whole units with no checks, a tile inside the destination's domain
-// stores whole units; an edge tile goes slot by slot through the shared
-// index map (scaleOffsetV2) instead: a source element outside [M, G]
-// reads as 0, a destination element is stored when it lies in the
-// domain, so padding is written 0, also in whole padding tiles past M or
-// G, and a strided destination's bytes outside [M, G] are left alone.
+// stores whole units. An edge tile takes a unit at a time: inside the
+// bound still one vector access, wholly outside zeros (load) or nothing
+// (store), across the bound element by element through the shared index
+// map (scaleOffsetV2): a source element outside [M, G] reads as 0, a
+// destination element is stored when it lies in the domain, so padding
+// is written 0, also in whole padding tiles past M or G, and a strided
+// destination's bytes outside [M, G] are left alone.
 // The launcher runs this kernel only when every unit offset of both sides
 // is 4-byte aligned (matSideVec); others use fp8q_kernel_materialize_v2.
 //
@@ -330,11 +332,50 @@ FP8Q_HOSTDEV inline void matTileOf(int64_t b, int64_t tilesW, int64_t &m0,
   w0 = (b % tilesW) * kMatWords;
 }
 
+/// Slot `s` and byte `b` (0 for f32) of element `e` of unit `j`: where
+/// matUnitElement's element lives among the thread's slots.
+FP8Q_HOSTDEV inline void matUnitElementSlot(int layout, int elt, int j, int e,
+                                            int &s, int &b) {
+  if (elt == 4) {
+    s = 4 * j + e;
+    b = 0;
+  } else if (matTransposed(layout, elt)) {
+    s = 4 * (e >> 2) + (e & 3);
+    b = j;
+  } else {
+    s = 4 * j + (e >> 2);
+    b = e & 3;
+  }
+}
+
+/// A unit's tile-local bounding box: its first element has the smallest
+/// row and group, its last the largest (true of every layout's units,
+/// MaterializeTileTest checks it), so two corners classify a unit
+/// against a bound.
+FP8Q_HOSTDEV inline void matUnitBox(int layout, int elt, int t, int j, int &r0,
+                                    int &g0, int &r1, int &g1) {
+  matUnitElement(layout, elt, t, j, 0, r0, g0);
+  matUnitElement(layout, elt, t, j, matUnitElems(elt) - 1, r1, g1);
+}
+
+/// Element `e` of unit `j` in the shared tile: the word of an f32 tile,
+/// the byte of a 1-byte one (the tile viewed as little-endian bytes).
+FP8Q_HOSTDEV inline int matSharedElem(int layout, int elt, int t, int j,
+                                      int e) {
+  int s, b, r, c;
+  matUnitElementSlot(layout, elt, j, e, s, b);
+  matSlot(layout, elt, t, s, r, c);
+  return elt == 4 ? matSmemIndex(r, c) : 4 * matSmemIndex(r, c) + b;
+}
+
 /// Load phase of thread `t` for the tile at (m0, w0): its 16 slots
 /// (matSlot of the src layout) into the shared tile, 0 outside [M, G]. A
-/// tile inside [M, G] loads whole units (16 or 4 bytes at a time) and
-/// transposes them in registers; an edge tile gathers each slot's
-/// elements through the index map, one slot at a time (few registers).
+/// tile inside [M, G] loads whole units (16 or 4 bytes at a time),
+/// transposes them in registers and writes words. An edge tile takes one
+/// unit at a time (few registers): a unit inside [M, G] is still one
+/// vector load, one wholly outside is zeros, one across the bound is
+/// gathered element by element through the index map; its elements go to
+/// the shared tile one by one (bytes of 1-byte scales).
 /// `layout`, `elt` and `vec` are p.s.layout, p.elt and p.s.vec, passed
 /// apart so that the kernel instantiates the phase with constants (a
 /// runtime `vec` lets the compiler merge the 16-byte and the 4-byte
@@ -344,7 +385,7 @@ FP8Q_HOSTDEV FP8Q_V2_INLINE void matLoadTile(const MaterializeV2TileArgs &p,
                                              int64_t m0, int64_t w0, int t,
                                              uint32_t *tile) {
   const MatSide &sd = p.s;
-  const int gpw = matGroupsPerWord(elt);
+  const int gpw = matGroupsPerWord(elt), ne = matUnitElems(elt);
   const uint8_t *src = static_cast<const uint8_t *>(p.src);
   if (m0 + kMatRows <= p.M && (w0 + kMatWords) * gpw <= p.G) {
     uint32_t v[kMatSlots];
@@ -356,23 +397,48 @@ FP8Q_HOSTDEV FP8Q_V2_INLINE void matLoadTile(const MaterializeV2TileArgs &p,
     matSlotsToShared(tile, layout, elt, t, v);
     return;
   }
+  uint8_t *bytes = reinterpret_cast<uint8_t *>(tile);
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #pragma unroll 1
 #endif
-  for (int s = 0; s < kMatSlots; ++s) {
-    int r, c;
-    matSlot(layout, elt, t, s, r, c);
-    const int64_t m = m0 + r, g0 = (w0 + c) * gpw;
-    uint32_t w = 0;
-    if (m < p.M)
-      for (int f = 0; f < gpw; ++f) {
-        if (g0 + f >= p.G)
-          break;
-        const int64_t off = matElemOffset(sd, layout, p.M, p.G, m, g0 + f);
-        w |= elt == 4 ? reinterpret_cast<const uint32_t *>(src)[off]
-                      : (uint32_t)src[off] << (8 * f);
+  for (int j = 0; j < 4; ++j) {
+    int r0, g0, r1, g1;
+    matUnitBox(layout, elt, t, j, r0, g0, r1, g1);
+    const int64_t gb = w0 * gpw;
+    if (m0 + r1 < p.M && gb + g1 < p.G) { // inside: one vector load
+      uint32_t w[4];
+      matLoad16(src + matUnitOffset(sd, layout, elt, m0, w0, t, j) * elt, vec,
+                w);
+      FP8Q_UNROLL
+      for (int e = 0; e < ne; ++e) {
+        const int at = matSharedElem(layout, elt, t, j, e);
+        if (elt == 4)
+          tile[at] = w[e & 3];
+        else
+          bytes[at] = (uint8_t)(w[e >> 2] >> (8 * (e & 3)));
       }
-    tile[matSmemIndex(r, c)] = w;
+      continue;
+    }
+    const bool outside = m0 + r0 >= p.M || gb + g0 >= p.G;
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll 1
+#endif
+    for (int e = 0; e < ne; ++e) {
+      int r, g;
+      matUnitElement(layout, elt, t, j, e, r, g);
+      const int64_t m = m0 + r, gg = gb + g;
+      uint32_t val = 0;
+      if (!outside && m < p.M && gg < p.G) {
+        const int64_t off = matElemOffset(sd, layout, p.M, p.G, m, gg);
+        val =
+            elt == 4 ? reinterpret_cast<const uint32_t *>(src)[off] : src[off];
+      }
+      const int at = matSharedElem(layout, elt, t, j, e);
+      if (elt == 4)
+        tile[at] = val;
+      else
+        bytes[at] = (uint8_t)val;
+    }
   }
 }
 
@@ -380,14 +446,16 @@ FP8Q_HOSTDEV FP8Q_V2_INLINE void matLoadTile(const MaterializeV2TileArgs &p,
 /// from the shared tile to the destination, every element of the dst's
 /// domain in the tile written (padding: 0 from the load phase), nothing
 /// outside it. A tile inside the domain stores whole 16-byte (or 4-byte)
-/// units; an edge tile scatters slot by slot through the index map.
-/// `layout`, `elt`, `vec`: p.d.layout, p.elt, p.d.vec.
+/// units; an edge tile takes one unit at a time: inside the domain one
+/// vector store, wholly outside nothing, across it element by element
+/// through the index map. `layout`, `elt`, `vec`: p.d.layout, p.elt,
+/// p.d.vec.
 FP8Q_HOSTDEV FP8Q_V2_INLINE void matStoreTile(const MaterializeV2TileArgs &p,
                                               int layout, int elt, int vec,
                                               int64_t m0, int64_t w0, int t,
                                               const uint32_t *tile) {
   const MatSide &sd = p.d;
-  const int gpw = matGroupsPerWord(elt);
+  const int gpw = matGroupsPerWord(elt), ne = matUnitElems(elt);
   uint8_t *dst = static_cast<uint8_t *>(p.dst);
   const bool padded = fp8q_scale_layout_bytes_only(layout) != 0;
   const int64_t domM = padded ? sd.padM : p.M;
@@ -402,24 +470,45 @@ FP8Q_HOSTDEV FP8Q_V2_INLINE void matStoreTile(const MaterializeV2TileArgs &p,
                  &v[4 * j]);
     return;
   }
+  const uint8_t *bytes = reinterpret_cast<const uint8_t *>(tile);
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #pragma unroll 1
 #endif
-  for (int s = 0; s < kMatSlots; ++s) {
-    int r, c;
-    matSlot(layout, elt, t, s, r, c);
-    const int64_t m = m0 + r, g0 = (w0 + c) * gpw;
-    if (m >= domM)
+  for (int j = 0; j < 4; ++j) {
+    int r0, g0, r1, g1;
+    matUnitBox(layout, elt, t, j, r0, g0, r1, g1);
+    const int64_t gb = w0 * gpw;
+    if (m0 + r0 >= domM || gb + g0 >= domG)
+      continue;                             // wholly outside the domain
+    if (m0 + r1 < domM && gb + g1 < domG) { // inside: one vector store
+      uint32_t w[4] = {0, 0, 0, 0};
+      FP8Q_UNROLL
+      for (int e = 0; e < ne; ++e) {
+        const int at = matSharedElem(layout, elt, t, j, e);
+        if (elt == 4)
+          w[e & 3] = tile[at];
+        else
+          w[e >> 2] |= (uint32_t)bytes[at] << (8 * (e & 3));
+      }
+      matStore16(dst + matUnitOffset(sd, layout, elt, m0, w0, t, j) * elt, vec,
+                 w);
       continue;
-    const uint32_t w = tile[matSmemIndex(r, c)];
-    for (int f = 0; f < gpw; ++f) {
-      if (g0 + f >= domG)
-        break;
-      const int64_t off = matElemOffset(sd, layout, p.M, p.G, m, g0 + f);
+    }
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll 1
+#endif
+    for (int e = 0; e < ne; ++e) {
+      int r, g;
+      matUnitElement(layout, elt, t, j, e, r, g);
+      const int64_t m = m0 + r, gg = gb + g;
+      if (m >= domM || gg >= domG)
+        continue;
+      const int64_t off = matElemOffset(sd, layout, p.M, p.G, m, gg);
+      const int at = matSharedElem(layout, elt, t, j, e);
       if (elt == 4)
-        reinterpret_cast<uint32_t *>(dst)[off] = w;
+        reinterpret_cast<uint32_t *>(dst)[off] = tile[at];
       else
-        dst[off] = (uint8_t)(w >> (8 * f));
+        dst[off] = bytes[at];
     }
   }
 }
