@@ -50,7 +50,7 @@ enum class KernelId : int {
   DecodeGemmPreshuffle16,
   DecodeGemmPreshuffle32,
   DecodeGemmPreshuffle64,
-  GemmV2, ///< fp8q_kernel_gemm_v2 (SPEC v2 formats, portable)
+  GemmV2,              ///< fp8q_kernel_gemm_v2 (SPEC v2 formats, portable)
   QuantizeV2WordsBf16, ///< fp8q_kernel_quantize_v2_words_bf16 (QuantizeV2.hip)
   QuantizeV2WordsF16,
   Count
