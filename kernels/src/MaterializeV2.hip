@@ -10,12 +10,33 @@
 // gathered through the shared index map (fp8q_scale_offset) or their
 // strides; the scales are a few MiB at most, so the gathers hit L2.
 //
+// fp8q_kernel_materialize_v2_tiled is the same operation at copy
+// bandwidth: one 128-row x 8-word tile per 64-thread block, read in the
+// source's storage order with 16-byte (or 4-byte) loads into shared
+// memory as words, written in the destination's storage order with
+// 16-byte stores, padding written 0 (MaterializeTile.h has the design and
+// the per-block algorithm, run on the CPU by MaterializeTileTest). The
+// runtime (GpuOpsV2.cpp) launches it whenever both sides' units are
+// 4-byte aligned (matSideVec) and fp8q_kernel_materialize_v2 otherwise
+// (1-byte row_major with G % 4 != 0, col_major with an odd leading
+// dimension, unaligned pointers).
+//
 //===----------------------------------------------------------------------===//
 
+#include "fp8q_kernels/MaterializeTile.h"
 #include "fp8q_kernels/QuantizeV2Common.h"
 #include "fp8q_kernels/ScaleLayoutV2.h"
 
 using namespace fp8q::kern;
+
+/// Resident blocks per SM the tiled kernel asks nvcc for: 20 blocks of 64
+/// threads (1280 threads, 80 KiB of shared tiles, 80 KiB of loads in
+/// flight per SM) cap registers at 48, which the kernel fits without
+/// spills on sm_90 (24 blocks, 40 registers, spill 24 bytes; 32 spill 224).
+/// -DFP8Q_MAT_TILE_MIN_BLOCKS=16 (64 registers) is the benchmark variant.
+#ifndef FP8Q_MAT_TILE_MIN_BLOCKS
+#define FP8Q_MAT_TILE_MIN_BLOCKS 20
+#endif
 
 namespace {
 
@@ -104,4 +125,73 @@ FP8Q_LAUNCH_BOUNDS(kV2Block,
     materializePaddedV2(p, u);
   else
     materializeStridedV2(p, u);
+}
+
+namespace {
+
+/// The tiled kernel's phases with the layout, element size and unit
+/// alignment as constants (one instantiation each).
+template <bool Load, int L, int E>
+__device__ FP8Q_V2_INLINE void matPhase(const MaterializeV2TileArgs &p, int vec,
+                                        int64_t m0, int64_t w0, int t,
+                                        uint32_t *tile) {
+  if (Load) {
+    if (vec == 16)
+      matLoadTile(p, L, E, 16, m0, w0, t, tile);
+    else
+      matLoadTile(p, L, E, 4, m0, w0, t, tile);
+  } else {
+    if (vec == 16)
+      matStoreTile(p, L, E, 16, m0, w0, t, tile);
+    else
+      matStoreTile(p, L, E, 4, m0, w0, t, tile);
+  }
+}
+
+/// One phase for the side's layout.
+template <bool Load>
+__device__ FP8Q_V2_INLINE void matPhaseOf(const MaterializeV2TileArgs &p,
+                                          const MatSide &sd, int64_t m0,
+                                          int64_t w0, int t, uint32_t *tile) {
+  if (p.elt == 4) {
+    if (sd.layout == FP8Q_LAYOUT_COL_MAJOR)
+      matPhase<Load, FP8Q_LAYOUT_COL_MAJOR, 4>(p, sd.vec, m0, w0, t, tile);
+    else
+      matPhase<Load, FP8Q_LAYOUT_ROW_MAJOR, 4>(p, sd.vec, m0, w0, t, tile);
+    return;
+  }
+  switch (sd.layout) {
+  case FP8Q_LAYOUT_COL_MAJOR:
+    matPhase<Load, FP8Q_LAYOUT_COL_MAJOR, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  case FP8Q_LAYOUT_COL_MAJOR_PACK4:
+    matPhase<Load, FP8Q_LAYOUT_COL_MAJOR_PACK4, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  case FP8Q_LAYOUT_SWIZZLE_32_4_4:
+    matPhase<Load, FP8Q_LAYOUT_SWIZZLE_32_4_4, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  case FP8Q_LAYOUT_CDNA4_MX:
+    matPhase<Load, FP8Q_LAYOUT_CDNA4_MX, 1>(p, sd.vec, m0, w0, t, tile);
+    break;
+  default:
+    matPhase<Load, FP8Q_LAYOUT_ROW_MAJOR, 1>(p, sd.vec, m0, w0, t, tile);
+  }
+}
+
+} // namespace
+
+/// One 128-row x 8-word tile per block (MaterializeTile.h): the source's
+/// units into the shared tile, a barrier, the tile into the destination's
+/// units.
+extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
+    kMatThreads,
+    FP8Q_MAT_TILE_MIN_BLOCKS) void fp8q_kernel_materialize_v2_tiled(MaterializeV2TileArgs
+                                                                        p) {
+  __shared__ uint32_t tile[kMatRows * kMatWords];
+  int64_t m0, w0;
+  matTileOf(blockIdX(), p.tilesW, m0, w0);
+  const int t = threadId();
+  matPhaseOf<true>(p, p.s, m0, w0, t, tile);
+  barrier();
+  matPhaseOf<false>(p, p.d, m0, w0, t, tile);
 }

@@ -49,6 +49,7 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_quantize_v2_f16",
     "fp8q_kernel_quantize_v2_f32",
     "fp8q_kernel_materialize_v2",
+    "fp8q_kernel_materialize_v2_tiled",
     "fp8q_kernel_decode_gemm_m8",
     "fp8q_kernel_decode_gemm_m16",
     "fp8q_kernel_decode_gemm_m32",

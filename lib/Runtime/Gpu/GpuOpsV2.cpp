@@ -14,6 +14,7 @@
 
 #include "fp8q_gemm_v2_checks.h"
 #include "fp8q_kernels/GemmV2Args.h"
+#include "fp8q_kernels/MaterializeTile.h"
 #include "fp8q_kernels/QuantizeV2Common.h"
 #include "fp8q_kernels/ScaleLayoutV2.h"
 #include "fp8q_scale_checks.h"
@@ -184,10 +185,40 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
 
 namespace {
 
+/// One side of the tiled kernel; false when its units are not 4-byte
+/// aligned (matSideVec).
+bool tileSide(const ScaleView &v, const void *base, MatSide &sd) {
+  sd.layout = v.layout;
+  sd.align = v.align;
+  sd.s0 = v.s0;
+  sd.s1 = v.s1;
+  scalePaddedDomain(v.layout, v.align, v.M, v.G, sd.padM, sd.padG);
+  sd.vec =
+      matSideVec(v.layout, (int)v.eltSize, base, v.M, v.G, v.s0, v.s1, sd.padM);
+  return sd.vec != 0;
+}
+
 /// One materialize_v2 launch from `src` to `dst` (validated views; either
-/// may be a device temporary).
+/// may be a device temporary): the tiled kernel when both sides' units are
+/// 4-byte aligned, the word-walking kernel otherwise.
 int32_t launchMaterializeV2(Exec &ex, const ScaleView &s, const void *src,
                             const ScaleView &d, void *dst) {
+  MaterializeV2TileArgs ta{};
+  if (s.M > 0 && s.G > 0 && tileSide(s, src, ta.s) && tileSide(d, dst, ta.d)) {
+    ta.src = src;
+    ta.dst = dst;
+    ta.M = s.M;
+    ta.G = s.G;
+    ta.elt = (int32_t)s.eltSize;
+    // Tiles cover the dst domain: its padded domain, or [M, G].
+    ta.tilesW = matTilesW(d.layout, ta.elt, d.G, ta.d.padG);
+    const int64_t tiles = matTileRows(d.layout, d.M, ta.d.padM) * ta.tilesW;
+    Dim3 grid, block;
+    grid.x = (unsigned)tiles;
+    block.x = kMatThreads;
+    void *args[] = {&ta};
+    return ex.launch(KernelId::MaterializeV2Tiled, grid, block, args);
+  }
   MaterializeV2Args a{};
   a.src = src;
   a.dst = dst;

@@ -41,7 +41,8 @@ enum class KernelId : int {
   QuantizeV2F16,
   QuantizeV2F32,
   MaterializeV2,
-  DecodeGemm8, ///< fp8q_kernel_decode_gemm_m8 (NVIDIA only)
+  MaterializeV2Tiled, ///< fp8q_kernel_materialize_v2_tiled (aligned units)
+  DecodeGemm8,        ///< fp8q_kernel_decode_gemm_m8 (NVIDIA only)
   DecodeGemm16,
   DecodeGemm32,
   DecodeGemm64,
@@ -49,7 +50,7 @@ enum class KernelId : int {
   DecodeGemmPreshuffle16,
   DecodeGemmPreshuffle32,
   DecodeGemmPreshuffle64,
-  GemmV2, ///< fp8q_kernel_gemm_v2 (SPEC v2 formats, portable)
+  GemmV2,              ///< fp8q_kernel_gemm_v2 (SPEC v2 formats, portable)
   QuantizeV2WordsBf16, ///< fp8q_kernel_quantize_v2_words_bf16 (QuantizeV2.hip)
   QuantizeV2WordsF16,
   Count

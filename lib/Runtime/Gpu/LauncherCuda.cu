@@ -61,6 +61,8 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_quantize_v2_f32;
   case KernelId::MaterializeV2:
     return (const void *)fp8q_kernel_materialize_v2;
+  case KernelId::MaterializeV2Tiled:
+    return (const void *)fp8q_kernel_materialize_v2_tiled;
   case KernelId::DecodeGemm8:
     return (const void *)fp8q_kernel_decode_gemm_m8;
   case KernelId::DecodeGemm16:
