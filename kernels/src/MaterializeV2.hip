@@ -29,13 +29,14 @@
 
 using namespace fp8q::kern;
 
-/// Resident blocks per SM the tiled kernel asks nvcc for: 20 blocks of 64
-/// threads (1280 threads, 80 KiB of shared tiles, 80 KiB of loads in
-/// flight per SM) cap registers at 48, which the kernel fits without
-/// spills on sm_90 (24 blocks, 40 registers, spill 24 bytes; 32 spill 224).
-/// -DFP8Q_MAT_TILE_MIN_BLOCKS=16 (64 registers) is the benchmark variant.
+/// Resident blocks per SM the tiled kernel asks nvcc for: 16 blocks of 64
+/// threads (1024 threads, 64 KiB of shared tiles and of loads in flight
+/// per SM, 64 registers, no spills on sm_90). On the H200 (one run each,
+/// bench/results/h200-v2-bench.log) its worst layout pair was 87% of a
+/// copy, 20 blocks' (48 registers) 80%; 24 blocks spill 24 bytes, 32
+/// spill 224.
 #ifndef FP8Q_MAT_TILE_MIN_BLOCKS
-#define FP8Q_MAT_TILE_MIN_BLOCKS 20
+#define FP8Q_MAT_TILE_MIN_BLOCKS 16
 #endif
 
 namespace {

@@ -44,12 +44,22 @@ using namespace fp8q::kern;
 #define FP8Q_V2_QUANT_WORDS_MIN_BLOCKS 4
 #endif
 
+/// Rows per chunk (log2) of the raw-word kernels' m-fastest walk of a
+/// col_major scale (8 rows, as the other kernels; 32 rows would put a whole
+/// 32-byte sector of a 1-byte scale in one warp's stores, at the cost of
+/// x rows read 64 bytes apart: bench/v2_kernels_h200.sh times both).
+#ifndef FP8Q_V2_WORDS_COL_CHUNK_LOG2
+#define FP8Q_V2_WORDS_COL_CHUNK_LOG2 3
+#endif
+constexpr int kQuantV2WordsColChunkLog2 = FP8Q_V2_WORDS_COL_CHUNK_LOG2;
+
 namespace {
 
 /// (m, g) of group `gid` in the launch's walk order.
 __device__ FP8Q_V2_INLINE GroupCoordT<int64_t>
-quantV2Coord(const QuantV2Args &p, int64_t gid) {
-  const int lgR = p.mFastest ? kQuantColChunkLog2 : 0;
+quantV2Coord(const QuantV2Args &p, int64_t gid,
+             int colChunkLog2 = kQuantColChunkLog2) {
+  const int lgR = p.mFastest ? colChunkLog2 : 0;
   if (p.M * p.G <= INT32_MAX) {
     GroupCoordT<uint32_t> c = groupOfIndexChunked<uint32_t>(
         (uint32_t)gid, (uint32_t)p.M, (uint32_t)p.G, lgR);
@@ -293,7 +303,7 @@ __device__ FP8Q_V2_INLINE int quantV2QuotientOf(const QuantV2Args &p) {
   return kQuotDivide;
 }
 
-template <class T, int QT, int Quot>
+template <class T, int QT, int Quot, bool Storage>
 __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   const int tid = threadId();
   const int lanes = p.lanes;
@@ -301,7 +311,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   // A padded scale is walked in its storage order: group gid is scale byte
   // gid (scaleByteCoord), so consecutive teams write consecutive bytes and
   // the padding bytes are this launch's groups past [M, G], written 0.
-  const bool storage = p.padded != 0;
+  constexpr bool storage = Storage;
   const int64_t total = storage ? p.padM * p.padG : p.M * p.G;
   const int64_t gid0 = (blockIdX() * (kV2Block / lanes) + tid / lanes) * 2;
   GroupCoordT<int64_t> gc[2];
@@ -315,7 +325,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
       active[j] = inside && gc[j].m < p.M && gc[j].g < p.G;
     } else {
       active[j] = inside;
-      gc[j] = quantV2Coord(p, inside ? gid0 + j : 0);
+      gc[j] = quantV2Coord(p, inside ? gid0 + j : 0, kQuantV2WordsColChunkLog2);
     }
     const T *x = static_cast<const T *>(p.x) + gc[j].m * p.ldx +
                  gc[j].g * p.group + sub * kV2Vec;
@@ -355,12 +365,14 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
       storeCodesV2<QT, kQ16>(p, gc[j].m, e0 + (sub + s * lanes) * kV2Vec, v,
                              divisor, rcp, pow2, hw, exactQ);
     }
-    if (storage)
+    if constexpr (storage)
       scaleByte[j] = fp8q_scale_encode_byte(sc, p.scaleType);
     else if (sub == (j & (lanes - 1)))
       storeScaleV2(p, gc[j].m, gc[j].g, sc);
   }
-  if (storage && sub == 0 && gid0 < total) {
+  if constexpr (storage) {
+    if (sub != 0 || gid0 >= total)
+      return;
     // Both bytes in one 16-bit store where the pair is whole and aligned.
     uint8_t *s = static_cast<uint8_t *>(p.scale) + gid0;
     if (gid0 + 1 < total && (reinterpret_cast<uintptr_t>(s) & 1) == 0) {
@@ -415,19 +427,30 @@ __device__ FP8Q_V2_INLINE void quantizeV2Body(const QuantV2Args &p) {
   }
 }
 
+/// quantizeV2Words with the launch's walk: storage order for a padded
+/// scale (its own instantiation, so the strided layouts' code is not
+/// shaped by it).
+template <class T, int QT, int Quot>
+__device__ FP8Q_V2_INLINE void quantizeV2WordsWalk(const QuantV2Args &p) {
+  if (p.padded)
+    quantizeV2Words<T, QT, Quot, true>(p);
+  else
+    quantizeV2Words<T, QT, Quot, false>(p);
+}
+
 /// quantizeV2Words with the launch's quotient kind.
 template <class T, int QT>
 __device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
   const int quot = quantV2QuotientOf<QT>(p);
   if (quot == kQuotPow2)
-    quantizeV2Words<T, QT, kQuotPow2>(p);
+    quantizeV2WordsWalk<T, QT, kQuotPow2>(p);
   else if constexpr (QT == FP8Q_Q_F8E4M3FN) {
     if (quot == kQuotCorrected)
-      quantizeV2Words<T, QT, kQuotCorrected>(p);
+      quantizeV2WordsWalk<T, QT, kQuotCorrected>(p);
     else
-      quantizeV2Words<T, QT, kQuotDivide>(p);
+      quantizeV2WordsWalk<T, QT, kQuotDivide>(p);
   } else {
-    quantizeV2Words<T, QT, kQuotDivide>(p);
+    quantizeV2WordsWalk<T, QT, kQuotDivide>(p);
   }
 }
 
