@@ -114,19 +114,18 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
     prepare.fn(prepareSlots.data());
     good = runtime.check(error) &&
            ok(hipStreamSynchronize(stream), "prepare", error);
-    std::vector<Holdings> original(inputs.size());
     Holdings originals;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      original[i].add(buffers[i], denseBytes(inputs[i]));
+    for (size_t i = 0; i < inputs.size(); ++i)
       originals.add(buffers[i], denseBytes(inputs[i]));
-    }
     for (const Descriptor &result : prepared)
       preparedIsView.push_back(originals.contains(result.allocated));
     for (size_t j = 0; good && j < prepared.size(); ++j) {
       int64_t index = entry.preparedArgs[j];
+      Holdings viewable;
+      viewable.add(buffers[index], denseBytes(inputs[index]));
       bool viewed = false;
       for (const Descriptor &result : prepared)
-        viewed |= original[index].contains(result.allocated);
+        viewed |= viewable.contains(result.allocated);
       if (!viewed) {
         good = ok(hipFree(buffers[index]), "hipFree", error);
         buffers[index] = nullptr;

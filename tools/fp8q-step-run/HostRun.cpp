@@ -39,10 +39,11 @@ bool runHost(const Artifact &, const Entry &entry, StepFn step,
     for (size_t j = 0; j < prepared.size(); ++j) {
       int64_t index = entry.preparedArgs[j];
       std::vector<uint8_t> &original = inputs[index].bytes;
+      Holdings viewable;
+      viewable.add(original.data(), original.size());
       bool viewed = false;
       for (const Descriptor &result : prepared)
-        viewed |= result.allocated >= original.data() &&
-                  result.allocated < original.data() + original.size();
+        viewed |= viewable.contains(result.allocated);
       if (!viewed)
         std::vector<uint8_t>().swap(original);
       args[index] = prepared[j];
