@@ -22,7 +22,66 @@ static FailureOr<TensorSpec> describe(Type type) {
   tensor.getElementType().print(os);
   for (int64_t size : tensor.getShape())
     spec.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+  if (Attribute encoding = tensor.getEncoding()) {
+    llvm::raw_string_ostream layout(spec.layout);
+    encoding.print(layout);
+  }
   return spec;
+}
+
+static bool sameTensor(const TensorSpec &a, const TensorSpec &b) {
+  return a.elementType == b.elementType && a.shape == b.shape &&
+         a.layout == b.layout;
+}
+
+/// Links every prepare entry of `spec` (read from `module`) to its step and
+/// checks what the manifest will state: one prepare entry per step with
+/// fp8q.prepared_args, one argument and one result per prepared argument,
+/// result j of the type the step takes as argument preparedArgs[j].
+static LogicalResult linkPrepareEntries(ModuleOp module, ArtifactSpec &spec) {
+  auto byName = [&](StringRef name) -> EntrySpec * {
+    for (EntrySpec &entry : spec.entries)
+      if (entry.name == name)
+        return &entry;
+    return nullptr;
+  };
+  for (EntrySpec &prepare : spec.entries) {
+    if (prepare.prepares.empty())
+      continue;
+    auto fn = module.lookupSymbol<func::FuncOp>(prepare.name);
+    EntrySpec *step = byName(prepare.prepares);
+    if (!step || step->preparedArgs.empty())
+      return emitError(fn.getLoc(), "fp8q-compile: @")
+             << prepare.name << " prepares @" << prepare.prepares
+             << ", which is no public function with fp8q.prepared_args "
+                "(run --fp8q-prepare-weight-args on the whole module, or "
+                "drop its fp8q.prepares)";
+    if (!step->prepare.empty())
+      return emitError(fn.getLoc(), "fp8q-compile: @")
+             << prepare.name << " and @" << step->prepare << " both prepare @"
+             << step->name << "; keep one";
+    size_t count = step->preparedArgs.size();
+    bool matches =
+        prepare.args.size() == count && prepare.results.size() == count;
+    for (size_t j = 0; matches && j < count; ++j)
+      matches =
+          sameTensor(prepare.results[j], step->args[step->preparedArgs[j]]);
+    if (!matches)
+      return emitError(fn.getLoc(), "fp8q-compile: @")
+             << prepare.name << " must take " << count
+             << " arguments and return them as @" << step->name
+             << " takes its fp8q.prepared_args, in that order";
+    step->prepare = prepare.name;
+  }
+  for (EntrySpec &step : spec.entries)
+    if (!step.preparedArgs.empty() && step.prepare.empty())
+      return emitError(module.lookupSymbol(step.name)->getLoc(),
+                       "fp8q-compile: @")
+             << step.name
+             << " has fp8q.prepared_args but no public function prepares "
+                "its weights (fp8q.prepares = @"
+             << step.name << ")";
+  return success();
 }
 
 FailureOr<ArtifactSpec> collectEntries(ModuleOp module) {
@@ -55,6 +114,21 @@ FailureOr<ArtifactSpec> collectEntries(ModuleOp module) {
     if (failed(add(fn.getArgumentTypes(), entry.args, "argument")) ||
         failed(add(fn.getResultTypes(), entry.results, "result")))
       return failure();
+    if (auto prepared =
+            fn->getAttrOfType<DenseI64ArrayAttr>("fp8q.prepared_args")) {
+      int64_t previous = -1;
+      for (int64_t index : prepared.asArrayRef()) {
+        if (index <= previous || index >= int64_t(entry.args.size()))
+          return emitError(fn.getLoc(), "fp8q-compile: fp8q.prepared_args "
+                                        "of @")
+                 << entry.name << " must be ascending argument indices below "
+                 << entry.args.size() << "; found " << index;
+        entry.preparedArgs.push_back(index);
+        previous = index;
+      }
+    }
+    if (auto prepares = fn->getAttrOfType<FlatSymbolRefAttr>("fp8q.prepares"))
+      entry.prepares = prepares.getValue().str();
     spec.entries.push_back(std::move(entry));
   }
   if (spec.entries.empty())
@@ -62,6 +136,8 @@ FailureOr<ArtifactSpec> collectEntries(ModuleOp module) {
                      "fp8q-compile: the module has no public function with a "
                      "body: an artifact needs at least one entry"),
            failure();
+  if (failed(linkPrepareEntries(module, spec)))
+    return failure();
   return spec;
 }
 
@@ -131,7 +207,14 @@ static void writeTensors(llvm::raw_ostream &os, ArrayRef<TensorSpec> tensors) {
     writeString(os, tensor.elementType);
     os << ",\"rank\":" << tensor.shape.size() << ",\"shape\":[";
     llvm::interleave(tensor.shape, os, ",");
-    os << "]}";
+    os << ']';
+    // Only re-laid-out tensors (prepared weights) have a layout: the
+    // manifest of a step without one is unchanged.
+    if (!tensor.layout.empty()) {
+      os << ",\"layout\":";
+      writeString(os, tensor.layout);
+    }
+    os << '}';
   }
   os << ']';
 }
@@ -155,6 +238,17 @@ std::string renderManifest(const ArtifactSpec &spec) {
     writeTensors(os, entry.args);
     os << ",\"results\":";
     writeTensors(os, entry.results);
+    if (!entry.prepare.empty()) {
+      os << ",\"prepare\":";
+      writeString(os, entry.prepare);
+      os << ",\"prepared_args\":[";
+      llvm::interleave(entry.preparedArgs, os, ",");
+      os << ']';
+    }
+    if (!entry.prepares.empty()) {
+      os << ",\"prepares\":";
+      writeString(os, entry.prepares);
+    }
     os << '}';
   }
   os << "]}";

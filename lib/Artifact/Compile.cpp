@@ -95,15 +95,6 @@ llvm::Error compileArtifact(const CompileOptions &options) {
         "invalid --pipeline-options '%s' (the options of --fp8q-pipeline; "
         "fp8q-opt --help lists them)",
         options.pipelineOptions.c_str());
-  // The manifest is read from the tensor IR before the pipeline runs: it
-  // would list neither @<fn>_prepare_weights nor which arguments the step
-  // then takes prepared, and a driver would hand it weights it misreads.
-  if (pipelineOptions->prepareWeightArgs)
-    return llvm::createStringError(
-        "--pipeline-options: prepare-weight-args is not supported by "
-        "artifacts yet (their manifest cannot name the prepared arguments); "
-        "compile without it, or run the step with fp8q-run "
-        "--prepare-weights");
   llvm::Expected<std::vector<std::string>> linkArgs = runtimeLinkArgs(options);
   if (!linkArgs)
     return linkArgs.takeError();
@@ -141,20 +132,34 @@ llvm::Error compileArtifact(const CompileOptions &options) {
   if (!module)
     return makeAlreadyReportedError();
 
-  FailureOr<ArtifactSpec> spec = collectEntries(*module);
-  if (failed(spec))
+  // An input no artifact can export is refused before anything is compiled.
+  if (failed(collectEntries(*module)))
     return makeAlreadyReportedError();
-  // Every public function keeps a C interface: the artifact's exports.
+  // Every public function keeps a C interface: the artifact's exports (a
+  // @<fn>_prepare_weights that prepare-weight-args adds takes its step's).
   for (auto fn : module->getOps<func::FuncOp>())
     if (fn.isPublic() && !fn.isExternal())
       fn->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
 
+  // The entries are read between the pipeline's tensor stages and its
+  // lowering: with the signatures the compiled functions have
+  // (prepare-weight-args retypes a step's prepared arguments and adds its
+  // prepare function), while element types and shapes are still there.
+  FailureOr<ArtifactSpec> spec;
   {
     TimingScope pipelineTimer = root.nest("fp8q-pipeline");
-    PassManager pm(&context);
-    pm.enableTiming(pipelineTimer);
-    buildFp8qPipeline(pm, *pipelineOptions);
-    if (failed(pm.run(*module)))
+    PassManager tensorStages(&context);
+    tensorStages.enableTiming(pipelineTimer);
+    buildFp8qTensorPipeline(tensorStages, *pipelineOptions);
+    if (failed(tensorStages.run(*module)))
+      return makeAlreadyReportedError();
+    spec = collectEntries(*module);
+    if (failed(spec))
+      return makeAlreadyReportedError();
+    PassManager lowering(&context);
+    lowering.enableTiming(pipelineTimer);
+    buildFp8qLoweringPipeline(lowering, *pipelineOptions);
+    if (failed(lowering.run(*module)))
       return makeAlreadyReportedError();
   }
   if (failed(resolveExecution(*module, *spec)))
@@ -192,8 +197,7 @@ llvm::Error compileArtifact(const CompileOptions &options) {
     compileHugeFunctionsFast(*llvmModule, options.hugeFunctionThreshold);
 
   TimingScope optimizeTimer = root.nest("LLVM optimization");
-  if (llvm::Error error =
-          optimizeModule(*llvmModule, **machine, optLevel))
+  if (llvm::Error error = optimizeModule(*llvmModule, **machine, optLevel))
     return error;
   optimizeTimer.stop();
 

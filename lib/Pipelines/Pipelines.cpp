@@ -120,7 +120,12 @@ void buildDeviceTail(OpPassManager &pm, const Fp8qPipelineOptions &options) {
 } // namespace
 
 void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
-  const bool device = options.execution == Execution::Device;
+  buildFp8qTensorPipeline(pm, options);
+  buildFp8qLoweringPipeline(pm, options);
+}
+
+void buildFp8qTensorPipeline(OpPassManager &pm,
+                             const Fp8qPipelineOptions &options) {
   // 0: the elementwise producers of quantization become part of it.
   if (options.fuseElementwiseProducers)
     pm.addPass(createFuseElementwiseProducers());
@@ -141,7 +146,11 @@ void buildFp8qPipeline(OpPassManager &pm, const Fp8qPipelineOptions &options) {
     pm.addPass(createPrepareWeightArgs());
   if (!options.skipPropagation)
     pm.addPass(createVerifyContracts());
+}
 
+void buildFp8qLoweringPipeline(OpPassManager &pm,
+                               const Fp8qPipelineOptions &options) {
+  const bool device = options.execution == Execution::Device;
   // 4: whole-module bufferization, then free what it allocated.
   // Elementwise arith / math ops on tensors (activations, residual adds)
   // have no bufferization of their own: make them linalg.generic first.

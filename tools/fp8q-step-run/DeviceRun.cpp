@@ -59,6 +59,7 @@ bool ok(hipError_t code, const char *what, std::string &error) {
 } // namespace
 
 bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
+               const PrepareCall &prepare,
                const std::vector<HostTensor> &inputs, const RunOptions &options,
                RunOutcome &outcome, std::string &error) {
   DeviceRuntime runtime;
@@ -95,6 +96,43 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
     slots.push_back(&args[i]);
   }
   void *streamValue = stream;
+
+  // Weights prepared once, on the stream, before warm-up (so never inside
+  // a graph capture): the prepare entry takes the original-layout weights
+  // and returns what the step takes in their place. An original buffer is
+  // freed unless a prepared weight is a view of it.
+  std::vector<Descriptor> prepared;
+  std::vector<bool> preparedIsView;
+  if (good && prepare.entry) {
+    prepared.resize(prepare.entry->results.size());
+    std::vector<void *> prepareSlots;
+    for (int64_t index : entry.preparedArgs)
+      prepareSlots.push_back(&args[index]);
+    prepareSlots.push_back(&streamValue);
+    for (Descriptor &result : prepared)
+      prepareSlots.push_back(&result);
+    prepare.fn(prepareSlots.data());
+    good = runtime.check(error) &&
+           ok(hipStreamSynchronize(stream), "prepare", error);
+    Holdings originals;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      originals.add(buffers[i], denseBytes(inputs[i]));
+    for (const Descriptor &result : prepared)
+      preparedIsView.push_back(originals.contains(result.allocated));
+    for (size_t j = 0; good && j < prepared.size(); ++j) {
+      int64_t index = entry.preparedArgs[j];
+      Holdings viewable;
+      viewable.add(buffers[index], denseBytes(inputs[index]));
+      bool viewed = false;
+      for (const Descriptor &result : prepared)
+        viewed |= viewable.contains(result.allocated);
+      if (!viewed) {
+        good = ok(hipFree(buffers[index]), "hipFree", error);
+        buffers[index] = nullptr;
+      }
+      args[index] = prepared[j];
+    }
+  }
   slots.push_back(&streamValue);
   for (Descriptor &result : results)
     slots.push_back(&result);
@@ -198,6 +236,21 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
   }
   if (exec)
     (void)hipGraphExecDestroy(exec);
+  // The run owns the prepared weights (docs/Artifact.md).
+  bool freed = false;
+  for (size_t j = 0; j < prepared.size(); ++j)
+    if (prepared[j].allocated && !preparedIsView[j]) {
+      runtime.free(prepared[j].allocated, stream);
+      freed = true;
+    }
+  std::string freeError;
+  if (freed &&
+      !(ok(hipStreamSynchronize(stream), "free", freeError) &&
+        runtime.check(freeError)) &&
+      good) {
+    good = false;
+    error = freeError;
+  }
   for (void *buffer : buffers)
     if (buffer)
       (void)hipFree(buffer);
@@ -212,8 +265,8 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
 namespace fp8q::steprun {
 
 bool runDevice(const Artifact &artifact, const Entry &, StepFn,
-               const std::vector<HostTensor> &, const RunOptions &,
-               RunOutcome &, std::string &error) {
+               const PrepareCall &, const std::vector<HostTensor> &,
+               const RunOptions &, RunOutcome &, std::string &error) {
   error = "'" + artifact.path +
           "' is a device-mode artifact; this fp8q-step-run is the host-only "
           "build (run fp8q-step-run-cuda or fp8q-step-run-hip, or build one "

@@ -140,11 +140,13 @@ bool readTensors(const Value *list, std::vector<TensorSpec> &out) {
   if (!list || list->kind != Value::Array)
     return false;
   for (const Value &item : list->array) {
-    const Value *type = item.get("type"), *shape = item.get("shape");
+    const Value *type = item.get("type"), *shape = item.get("shape"),
+                *layout = item.get("layout");
     if (!type || type->kind != Value::String || !shape ||
-        shape->kind != Value::Array)
+        shape->kind != Value::Array ||
+        (layout && layout->kind != Value::String))
       return false;
-    TensorSpec tensor{type->string, {}};
+    TensorSpec tensor{type->string, {}, layout ? layout->string : ""};
     for (const Value &size : shape->array) {
       if (size.kind != Value::Number)
         return false;
@@ -155,7 +157,77 @@ bool readTensors(const Value *list, std::vector<TensorSpec> &out) {
   return true;
 }
 
+/// Reads the prepare fields of an entry; false if they are malformed.
+bool readPrepare(const Value &item, Entry &entry) {
+  const Value *prepare = item.get("prepare"),
+              *prepared = item.get("prepared_args"),
+              *prepares = item.get("prepares");
+  if (bool(prepare) != bool(prepared) ||
+      (prepare &&
+       (prepare->kind != Value::String || prepared->kind != Value::Array)) ||
+      (prepares && prepares->kind != Value::String))
+    return false;
+  if (prepares)
+    entry.prepares = prepares->string;
+  if (!prepare)
+    return true;
+  entry.prepare = prepare->string;
+  for (const Value &index : prepared->array) {
+    if (index.kind != Value::Number)
+      return false;
+    entry.preparedArgs.push_back(int64_t(index.number));
+  }
+  return true;
+}
+
+/// Checks `step`'s prepare entry against it and fills its originalArgs.
+bool linkPrepare(const Manifest &manifest, Entry &step, std::string &error) {
+  step.originalArgs = step.args;
+  if (step.prepare.empty())
+    return true;
+  std::string where = "entry '" + step.name + "': ";
+  const Entry *prepare = manifest.find(step.prepare);
+  if (!prepare || prepare->prepares != step.name) {
+    error = where + "its prepare entry '" + step.prepare + "' is " +
+            (prepare ? "not marked as preparing '" + step.name + "'"
+                     : std::string("not in the manifest")) +
+            " (recompile the artifact with fp8q-compile)";
+    return false;
+  }
+  size_t count = step.preparedArgs.size();
+  if (prepare->args.size() != count || prepare->results.size() != count) {
+    error = where + "prepared_args names " + std::to_string(count) +
+            " arguments, but '" + prepare->name + "' takes " +
+            std::to_string(prepare->args.size()) + " and returns " +
+            std::to_string(prepare->results.size());
+    return false;
+  }
+  for (size_t j = 0; j < count; ++j) {
+    int64_t index = step.preparedArgs[j];
+    int64_t previous = j ? step.preparedArgs[j - 1] : -1;
+    if (index <= previous || index >= int64_t(step.args.size())) {
+      error = where + "prepared argument index " + std::to_string(index) +
+              " (prepared_args #" + std::to_string(j) +
+              ") is not ascending or not below its " +
+              std::to_string(step.args.size()) + " arguments";
+      return false;
+    }
+    if (!sameTensor(prepare->results[j], step.args[index])) {
+      error = where + "argument #" + std::to_string(index) + " is " +
+              describe(step.args[index]) + ", but '" + prepare->name +
+              "' returns " + describe(prepare->results[j]) + " for it";
+      return false;
+    }
+    step.originalArgs[index] = prepare->args[j];
+  }
+  return true;
+}
+
 } // namespace
+
+bool sameTensor(const TensorSpec &a, const TensorSpec &b) {
+  return a.type == b.type && a.shape == b.shape && a.layout == b.layout;
+}
 
 const Entry *Manifest::find(const std::string &name) const {
   for (const Entry &entry : entries)
@@ -187,7 +259,8 @@ bool parseManifest(const std::string &json, Manifest &manifest,
     const Value *name = item.get("name"), *symbol = item.get("symbol"),
                 *stream = item.get("stream");
     if (!name || !symbol || !readTensors(item.get("args"), entry.args) ||
-        !readTensors(item.get("results"), entry.results)) {
+        !readTensors(item.get("results"), entry.results) ||
+        !readPrepare(item, entry)) {
       error = "malformed entry in the manifest";
       return false;
     }
@@ -196,6 +269,9 @@ bool parseManifest(const std::string &json, Manifest &manifest,
     entry.stream = stream && stream->boolean;
     manifest.entries.push_back(std::move(entry));
   }
+  for (Entry &entry : manifest.entries)
+    if (!linkPrepare(manifest, entry, error))
+      return false;
   return true;
 }
 
@@ -205,7 +281,10 @@ std::string describe(const TensorSpec &tensor) {
     text += (d ? "x" : "") + (tensor.shape[d] < 0
                                   ? std::string("?")
                                   : std::to_string(tensor.shape[d]));
-  return text + "]";
+  text += "]";
+  if (!tensor.layout.empty())
+    text += " " + tensor.layout;
+  return text;
 }
 
 } // namespace fp8q::steprun

@@ -27,6 +27,15 @@ struct Artifact {
   Manifest manifest;
 };
 
+/// The load-time call of a step compiled with prepare-weight-args: its
+/// prepare entry and `fp8q_step_<prepare>`; both null for any other step.
+/// A run calls it once, before warm-up, on the seeded original-layout
+/// weights, frees those, and passes its results to every step.
+struct PrepareCall {
+  const Entry *entry = nullptr;
+  StepFn fn = nullptr;
+};
+
 /// How often to run.
 struct RunOptions {
   int warmup = 3, iters = 20;
@@ -49,13 +58,16 @@ struct RunOutcome {
 
 /// Runs `entry` of a host-mode artifact on host memory (wall clock).
 bool runHost(const Artifact &artifact, const Entry &entry, StepFn step,
-             const std::vector<HostTensor> &inputs, const RunOptions &options,
-             RunOutcome &outcome, std::string &error);
+             const PrepareCall &prepare, const std::vector<HostTensor> &inputs,
+             const RunOptions &options, RunOutcome &outcome,
+             std::string &error);
 
 /// Runs `entry` of a device-mode artifact: device buffers, one stream,
-/// device-event timing, optionally one captured graph. Fails with a message
+/// device-event timing, optionally one captured graph (the prepare call,
+/// on the stream, is never captured). Fails with a message
 /// when this fp8q-step-run was built without a GPU runtime.
 bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
+               const PrepareCall &prepare,
                const std::vector<HostTensor> &inputs, const RunOptions &options,
                RunOutcome &outcome, std::string &error);
 

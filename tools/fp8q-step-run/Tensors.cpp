@@ -59,7 +59,7 @@ bool makeInputsLikeFp8qRun(const Entry &entry, uint64_t seed,
                            std::vector<HostTensor> &inputs,
                            std::string &error) {
   Uniforms uniform(seed);
-  const std::vector<TensorSpec> &specs = entry.args;
+  const std::vector<TensorSpec> &specs = entry.originalArgs;
   for (size_t i = 0; i < specs.size(); ++i) {
     const TensorSpec &spec = specs[i];
     HostTensor tensor{spec.type, spec.shape, {}};
@@ -140,8 +140,8 @@ bool makeInputs(const Entry &entry, int64_t m, uint64_t seed,
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return float((z ^ (z >> 31)) >> 40) * (1.0f / 16777216.0f);
   };
-  for (size_t i = 0; i < entry.args.size(); ++i) {
-    const TensorSpec &spec = entry.args[i];
+  for (size_t i = 0; i < entry.originalArgs.size(); ++i) {
+    const TensorSpec &spec = entry.originalArgs[i];
     HostTensor tensor{spec.type, {}, {}};
     size_t size = elementSize(spec.type);
     if (!size || spec.shape.size() > kMaxRank) {
@@ -169,7 +169,8 @@ bool makeInputs(const Entry &entry, int64_t m, uint64_t seed,
       continue;
     }
     tensor.bytes.resize(n * size);
-    bool scale = spec.type == "f32" && i > 0 && isFp8(entry.args[i - 1].type);
+    bool scale =
+        spec.type == "f32" && i > 0 && isFp8(entry.originalArgs[i - 1].type);
     bool norm = spec.shape.size() == 1;
     for (int64_t e = 0; e < n; ++e) {
       float u = uniform();
@@ -222,6 +223,25 @@ int64_t spanBytes(const Descriptor &desc, size_t rank, size_t eltSize) {
     last += (desc.sizesAndStrides[d] - 1) * desc.sizesAndStrides[rank + d];
   }
   return (last + 1) * int64_t(eltSize);
+}
+
+int64_t extentBytes(const Descriptor &desc, const TensorSpec &spec) {
+  return static_cast<const uint8_t *>(desc.aligned) -
+         static_cast<const uint8_t *>(desc.allocated) +
+         spanBytes(desc, spec.shape.size(), elementSize(spec.type));
+}
+
+void Holdings::add(const void *begin, size_t bytes) {
+  auto at = reinterpret_cast<uintptr_t>(begin);
+  ranges.emplace_back(at, at + bytes);
+}
+
+bool Holdings::contains(const void *ptr) const {
+  auto at = reinterpret_cast<uintptr_t>(ptr);
+  for (auto [begin, end] : ranges)
+    if (at >= begin && at < end)
+      return true;
+  return false;
 }
 
 HostTensor gatherResult(const TensorSpec &spec, const Descriptor &desc,

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fp8q::steprun {
@@ -39,7 +40,9 @@ struct HostTensor {
   int64_t numElements() const;
 };
 
-/// Seeded inputs for `entry`, dynamic sizes set to `m`. Rules (those of
+/// Seeded inputs for `entry`, in the original layout of its arguments
+/// (`originalArgs`: a prepared weight as its prepare entry takes it),
+/// dynamic sizes set to `m`. Rules (those of
 /// fp8q-run's generator, splitmix64 uniforms in one stream in argument
 /// order): bf16/f16/f32 activations uniform in [-1, 1]; rank-1 bf16/f16
 /// vectors (norm weights) in [0.9, 1.1]; an f32 argument right after an fp8
@@ -65,7 +68,8 @@ size_t denseBytes(const HostTensor &tensor);
 /// step (static shapes): bf16 activations ~ N(0, 1), rank-1 bf16 norm
 /// weights ~ 1 + N(0, 0.1), each fp8 weight [N, K] ~ N(0, 1/sqrt(K))
 /// quantized per 128x128 block with its f32 block scale (the argument that
-/// follows). Same inputs, so the outputs of both runners can be compared
+/// follows), in `originalArgs` as makeInputs. Same inputs, so the outputs
+/// of both runners can be compared
 /// bit for bit. Stacked (rank-3) weights are refused.
 bool makeInputsLikeFp8qRun(const Entry &entry, uint64_t seed,
                            std::vector<HostTensor> &inputs, std::string &error);
@@ -75,6 +79,23 @@ Descriptor describeDense(const HostTensor &tensor, void *data);
 
 /// Bytes a descriptor spans from `aligned` (offset included).
 int64_t spanBytes(const Descriptor &desc, size_t rank, size_t eltSize);
+
+/// Bytes a descriptor's buffer spans from `allocated` (its offset and the
+/// gap to `aligned` included).
+int64_t extentBytes(const Descriptor &desc, const TensorSpec &spec);
+
+/// Memory a run holds as byte ranges: a result that points into one is an
+/// argument returned unchanged (or a view of it), not the caller's to free.
+class Holdings {
+public:
+  /// Adds [begin, begin + bytes).
+  void add(const void *begin, size_t bytes);
+  /// True if `ptr` lies in a range added.
+  bool contains(const void *ptr) const;
+
+private:
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+};
 
 /// The dense host copy of a result whose bytes (`span` as spanBytes says,
 /// from `aligned`) are already on the host.

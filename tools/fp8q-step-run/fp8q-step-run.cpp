@@ -163,14 +163,18 @@ bool load(const std::string &path, Artifact &artifact, std::string &error) {
   return true;
 }
 
-/// The entry to run: --entry, else the only one, else @decode_step.
+/// The entry to run: --entry, else the only one that prepares no other's
+/// weights, else @decode_step.
 const Entry *pickEntry(const Artifact &artifact, const std::string &wanted,
                        std::string &error) {
   const Manifest &manifest = artifact.manifest;
   std::string name = wanted;
+  std::vector<const Entry *> steps;
+  for (const Entry &entry : manifest.entries)
+    if (entry.prepares.empty())
+      steps.push_back(&entry);
   if (name.empty())
-    name =
-        manifest.entries.size() == 1 ? manifest.entries[0].name : "decode_step";
+    name = steps.size() == 1 ? steps[0]->name : "decode_step";
   if (const Entry *entry = manifest.find(name))
     return entry;
   error = "'" + artifact.path + "' has no entry '" + name + "' (entries:";
@@ -220,9 +224,19 @@ bool run(const Artifact &artifact, const Entry &entry,
   StepFn step = stepOf(artifact, entry, error);
   if (!step)
     return false;
+  // parseManifest checked that the prepare entry is there.
+  PrepareCall prepare;
+  if (!entry.prepare.empty()) {
+    prepare.entry = artifact.manifest.find(entry.prepare);
+    prepare.fn = stepOf(artifact, *prepare.entry, error);
+    if (!prepare.fn)
+      return false;
+  }
   if (artifact.manifest.execution == "device")
-    return runDevice(artifact, entry, step, inputs, options, outcome, error);
-  return runHost(artifact, entry, step, inputs, options, outcome, error);
+    return runDevice(artifact, entry, step, prepare, inputs, options, outcome,
+                     error);
+  return runHost(artifact, entry, step, prepare, inputs, options, outcome,
+                 error);
 }
 
 } // namespace
@@ -258,6 +272,10 @@ int main(int argc, char **argv) {
                   : artifact.manifest.target.c_str(),
               entry->name.c_str(), entry->args.size(), entry->results.size(),
               entry->stream ? ", stream" : "");
+  if (!entry->prepare.empty())
+    std::printf("weights prepared once by @%s before warm-up: %zu arguments "
+                "re-laid out for their kernels\n",
+                entry->prepare.c_str(), entry->preparedArgs.size());
   if (dynamic.empty()) {
     std::printf("dynamic sizes: none (--m unused)\n");
   } else {
@@ -311,16 +329,18 @@ int main(int argc, char **argv) {
   const Entry *refEntry = pickEntry(reference, entry->name, error);
   if (!refEntry)
     return fail(error);
+  // The inputs are seeded in the original layout: a reference compiled
+  // with or without prepare-weight-args runs on them alike.
   auto same = [](const std::vector<TensorSpec> &a,
                  const std::vector<TensorSpec> &b) {
     if (a.size() != b.size())
       return false;
     for (size_t i = 0; i < a.size(); ++i)
-      if (a[i].type != b[i].type || a[i].shape != b[i].shape)
+      if (!sameTensor(a[i], b[i]))
         return false;
     return true;
   };
-  if (!same(entry->args, refEntry->args) ||
+  if (!same(entry->originalArgs, refEntry->originalArgs) ||
       !same(entry->results, refEntry->results))
     return fail("@" + entry->name + " of '" + options.reference +
                 "' has another signature than in '" + options.artifact + "'");

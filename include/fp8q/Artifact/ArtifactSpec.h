@@ -1,7 +1,9 @@
 //===- ArtifactSpec.h - What an fp8q artifact exports -----------*- C++ -*-===//
 //
 // The entries of an AOT artifact (docs/Artifact.md): read from the tensor
-// level module before --fp8q-pipeline erases element types and shapes into
+// level module after the pipeline's tensor stages (the public functions'
+// final signatures, a @<fn>_prepare_weights of prepare-weight-args
+// included) and before bufferization erases element types and shapes into
 // descriptors, completed from the lowered module (does each entry take a
 // stream?), and written into the artifact as its JSON manifest.
 //
@@ -25,6 +27,9 @@ struct TensorSpec {
   std::string elementType;
   /// Static sizes; -1 for a dynamic size.
   llvm::SmallVector<int64_t, 4> shape;
+  /// The tensor's encoding as MLIR prints it
+  /// ("#fp8q.weight_layout<preshuffle_16x16>"), "" for none.
+  std::string layout;
 };
 
 /// One public function of the module: the C entry points the artifact
@@ -35,6 +40,14 @@ struct EntrySpec {
   llvm::SmallVector<TensorSpec, 2> results;
   /// Device mode: the lowered function takes a trailing stream argument.
   bool stream = false;
+  /// A step compiled with prepare-weight-args: the entry that prepares its
+  /// weights (`<name>_prepare_weights`), and the indices of the arguments
+  /// it takes prepared (its `fp8q.prepared_args`, ascending): argument
+  /// preparedArgs[j] is result j of that entry.
+  std::string prepare;
+  llvm::SmallVector<int64_t, 8> preparedArgs;
+  /// A prepare entry: the step whose weights it prepares (`fp8q.prepares`).
+  std::string prepares;
 };
 
 /// Everything the manifest states.
@@ -49,7 +62,10 @@ struct ArtifactSpec {
 /// Reads the public functions with a body of a tensor-level module. Every
 /// argument and result must be a ranked tensor: anything else is reported
 /// at the function's location. A module without such a function is an
-/// error too (an artifact with nothing to call).
+/// error too (an artifact with nothing to call). A step with
+/// `fp8q.prepared_args` is linked to the function whose `fp8q.prepares`
+/// names it; one without the other, or a prepare function whose signature
+/// is not the prepared arguments', is reported at the function.
 mlir::FailureOr<ArtifactSpec> collectEntries(mlir::ModuleOp module);
 
 /// Completes `spec` from the module --fp8q-pipeline produced: an entry whose

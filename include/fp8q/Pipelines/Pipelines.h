@@ -123,6 +123,19 @@ struct Fp8qPipelineOptions
 void buildFp8qPipeline(mlir::OpPassManager &pm,
                        const Fp8qPipelineOptions &options);
 
+/// Appends stages 0-3 of the pipeline (fusion, kernel selection, layout
+/// propagation, prepare-weight-args, contracts): what remains is tensor
+/// level, with the public functions' final signatures. buildFp8qPipeline
+/// is this followed by buildFp8qLoweringPipeline; a driver that reads the
+/// signatures (fp8q-compile's manifest) runs the two apart.
+void buildFp8qTensorPipeline(mlir::OpPassManager &pm,
+                             const Fp8qPipelineOptions &options);
+
+/// Appends stages 4-6 of the pipeline (bufferization to LLVM) to what
+/// buildFp8qTensorPipeline produced.
+void buildFp8qLoweringPipeline(mlir::OpPassManager &pm,
+                               const Fp8qPipelineOptions &options);
+
 /// Adds to `registry` what `buildFp8qPipeline` needs in the context that
 /// runs it, and nothing more: the fp8q dialect and the upstream dialects of
 /// its input and output, the bufferization and deallocation external models
