@@ -217,7 +217,7 @@ template <int R, WLayout L> struct Decode2NvRing {
   __device__ Decode2NvRing(uint8_t *lds, const DecodeGemmArgs &p, int64_t n0,
                            int64_t m0, int tid)
       : lds(lds), dflt(p.w), K(p.K) {
-    static_assert(R + 1 <= kT, "one scale copy per thread");
+    static_assert(!kScalesInLds || R + 1 <= kT, "one scale copy per thread");
     if constexpr (kScalesInLds)
       if (tid <= R) {
         sc = decode2ScaleStream<R>(p, n0, m0, tid);
