@@ -11,16 +11,32 @@
 # FP8Q_DECODE2_STAGES, FP8Q_DECODE2_BLOCKS_PER_SM (split-K target),
 # FP8Q_DECODE2_MIN_KB, FP8Q_DECODE2_MAX_SPLITS, FP8Q_DECODE2_L2_PREFETCH
 # (0/64/128/256), FP8Q_DECODE2_M{16,32,64}_MIN_BLOCKS (register budget).
+# (FP8Q_DECODE2_SPLIT_FLOOR, FP8Q_DECODE2_SCALES_LDS: see DecodeGemmV2.h.)
 # Usage: OUT=/dir [CONFIGS="tag:flags;tag:flags"] [SHAPES=..] [MS=1,16,64]
+#        [V1TAG=tag: that config also times v1 and cuBLAS]
 #        bench/decode_gemm_sweep_h200.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/fp8q-decode-sweep}
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null || NVCC=/usr/local/cuda/bin/nvcc
-SHAPES=${SHAPES:-6144x2048,2048x2048,2112x7168,4096x6144}
+SHAPES=${SHAPES:-6144x2048,2048x2048,4096x6144,24576x1536}
 MS=${MS:-1,16,64}
 ITERS=${ITERS:-15}
-CONFIGS=${CONFIGS:-"t64s4b2:-DFP8Q_DECODE2_TILE_N=64 -DFP8Q_DECODE2_STAGES=4 -DFP8Q_DECODE2_BLOCKS_PER_SM=2;t64s6b4:-DFP8Q_DECODE2_TILE_N=64 -DFP8Q_DECODE2_STAGES=6 -DFP8Q_DECODE2_BLOCKS_PER_SM=4;t128s4b2:-DFP8Q_DECODE2_TILE_N=128 -DFP8Q_DECODE2_STAGES=4 -DFP8Q_DECODE2_BLOCKS_PER_SM=2;t64s4b2p256:-DFP8Q_DECODE2_TILE_N=64 -DFP8Q_DECODE2_STAGES=4 -DFP8Q_DECODE2_BLOCKS_PER_SM=2 -DFP8Q_DECODE2_L2_PREFETCH=256"}
+# The issue-21 v2 diagnosis (bench/RESULTS.md): one hypothesis per config.
+#  base:   the current default (ceil splits to 2 blocks/SM, MIN_KB 2).
+#  nosplit: no split-K (the fix-up's serialized tail and the tiny per-split
+#          K ranges gone; fewer blocks).
+#  minkb8: split only into ranges of >= 8 K blocks (the ring reaches steady
+#          state; K = 2048 splits at most 2 ways).
+#  floor:  splits rounded down so tiles * splits <= 2 blocks/SM (no partial
+#          second wave of the 2-resident m32/m64 variants).
+#  sclds:  block scales staged in the LDS ring (no dependent global scale
+#          load per stage).
+#  best:   sclds + minkb8 + floor.
+CONFIGS=${CONFIGS:-"base:;nosplit:-DFP8Q_DECODE2_MAX_SPLITS=1;minkb8:-DFP8Q_DECODE2_MIN_KB=8;floor:-DFP8Q_DECODE2_SPLIT_FLOOR=1;sclds:-DFP8Q_DECODE2_SCALES_LDS=1;best:-DFP8Q_DECODE2_SCALES_LDS=1 -DFP8Q_DECODE2_MIN_KB=8 -DFP8Q_DECODE2_SPLIT_FLOOR=1"}
+# The config whose lines also time v1 (DecodeGemm.h) and cuBLAS ("" for
+# none): without --only-v2, its compact lines end "v1 <us> cublas <us>".
+V1TAG=${V1TAG-base}
 IFS=';' read -ra CFG <<<"$CONFIGS"
 pids=()
 for c in "${CFG[@]}"; do
@@ -45,7 +61,10 @@ for c in "${CFG[@]}"; do
          r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r);
          v = n; sub(/.*_m/, "m", v); s = s " " v ":" r "r/" sp "sp" } }
        END { print t " ptxas" s }' "$OUT/$tag/ptxas.txt"
-  python3 bench/decode_gemm_h200.py "$OUT/$tag/libdecode.so" --only-v2 \
+  only=--only-v2
+  [ "$tag" = "$V1TAG" ] && only=
+  # shellcheck disable=SC2086
+  python3 bench/decode_gemm_h200.py "$OUT/$tag/libdecode.so" $only \
     --compact "$tag" --shapes "$SHAPES" --ms "$MS" --iters "$ITERS" \
     2>"$OUT/$tag/detail.txt" || echo "$tag run failed (see $OUT/$tag/detail.txt)"
 done

@@ -184,10 +184,24 @@ __device__ inline void decode2CpAsync16(void *dst, const void *src,
 #endif
 }
 
+/// cp.async.ca 4 bytes global -> shared (a scale, FP8Q_DECODE2_SCALES_LDS).
+__device__ inline void decode2CpAsync4(void *dst, const void *src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d),
+               "l"(src)
+               : "memory");
+#else
+  (void)dst;
+  (void)src;
+#endif
+}
+
 /// The NVIDIA LDS ring: cp.async per stage, one commit group per stage;
 /// each thread's copies (kb-invariant part) computed once.
 template <int R, WLayout L> struct Decode2NvRing {
   static constexpr bool kLandAfterCompute = false;
+  static constexpr bool kScalesInLds = FP8Q_DECODE2_SCALES_LDS != 0;
   static constexpr int kT = Decode2Shape<DecodeMap>::kThreads;
   static constexpr int kS = Decode2Shape<DecodeMap>::kStages;
   static constexpr int kW = kDecode2WChunks / kT;
@@ -196,10 +210,19 @@ template <int R, WLayout L> struct Decode2NvRing {
   const uint8_t *dflt;
   int64_t K;
   Decode2Stream st[kW + kX];
+  // This thread's scale copy (thread i < R + 1 copies scale i), if any.
+  Decode2ScaleStream sc{nullptr, 0};
+  int scLds = 0;
 
   __device__ Decode2NvRing(uint8_t *lds, const DecodeGemmArgs &p, int64_t n0,
                            int64_t m0, int tid)
       : lds(lds), dflt(p.w), K(p.K) {
+    static_assert(!kScalesInLds || R + 1 <= kT, "one scale copy per thread");
+    if constexpr (kScalesInLds)
+      if (tid <= R) {
+        sc = decode2ScaleStream<R>(p, n0, m0, tid);
+        scLds = decode2ScaleOffset<R>(tid);
+      }
     FP8Q_UNROLL
     for (int j = 0; j < kW; ++j)
       st[j] = decode2WeightStream<L>(p, n0, tid + j * kT);
@@ -223,6 +246,13 @@ template <int R, WLayout L> struct Decode2NvRing {
       if (st[j].rowValid) // rows past M stay zero
         decode2CpAsync16(base + st[j].lds, decode2Src(st[j], kb, kGroup, K),
                          dflt);
+    if constexpr (kScalesInLds)
+      if (sc.src) // scales of rows past M are never read
+        decode2CpAsync4(base + scLds, sc.src + kb * sc.stride);
+  }
+  __device__ float scale(int slot, int i) const {
+    return *reinterpret_cast<const float *>(
+        lds + slot * decode2StageBytes<R>() + decode2ScaleOffset<R>(i));
   }
   __device__ void land(int, bool) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -249,6 +279,8 @@ static_assert(kDecode2WChunks % Decode2Shape<DecodeMapNv>::kThreads == 0,
 /// registers while the current stage is computed, written to LDS after it.
 template <int R, WLayout L> struct Decode2AmdRing {
   static constexpr bool kLandAfterCompute = true;
+  static constexpr bool kScalesInLds = false;
+  __device__ float scale(int, int) const { return 0.0f; }
   static constexpr int kT = Decode2Shape<DecodeMap>::kThreads;
   static constexpr int kW = kDecode2WChunks / kT;
   static constexpr int kX = (decode2XChunks<R>() + kT - 1) / kT;

@@ -78,6 +78,23 @@ namespace fp8q::kern {
 #ifndef FP8Q_DECODE2_MAX_SPLITS
 #define FP8Q_DECODE2_MAX_SPLITS 16
 #endif
+/// Sweep knob (issue 21, v2 diagnosis): 1 rounds the split count down
+/// (floor(target / tiles)) so tiles * splits never exceeds the split-K target
+/// (default 0: ceil, which overshoots the resident blocks of the 32- and
+/// 64-row variants, 2 per SM, into a second partial wave).
+#ifndef FP8Q_DECODE2_SPLIT_FLOOR
+#define FP8Q_DECODE2_SPLIT_FLOOR 0
+#endif
+/// Sweep knob: 1 stages the block scales of a K block (the R activation
+/// scales xs[m0 .., kb] and the tile's ws[nb, kb]) in the LDS ring with the
+/// fragments (4-byte cp.async on NVIDIA), so the per-stage compute has no
+/// dependent global load (default 0: read from global memory after the
+/// stage's barrier, one L1/L2 round trip per stage on the critical path).
+/// Same floats, same products: the output does not change. NVIDIA and the
+/// CPU model only (the AMD ring keeps global reads).
+#ifndef FP8Q_DECODE2_SCALES_LDS
+#define FP8Q_DECODE2_SCALES_LDS 0
+#endif
 /// NVIDIA resident blocks per SM the 8-row variant's registers are cut for
 /// (DecodeGemm.hip has the other variants'; 128-row tiles: half).
 #ifndef FP8Q_DECODE2_MIN_BLOCKS
@@ -107,9 +124,21 @@ template <class Map> struct Decode2Shape {
   static_assert(kStages >= 2, "a ring needs two stages");
 };
 
-/// LDS bytes of one stage (tile rows + R activation rows) and of the ring.
+/// Bytes of a stage's scale area (FP8Q_DECODE2_SCALES_LDS: R activation
+/// scales then the weight scale, fp32, padded to 16 bytes; else none).
+template <int R> FP8Q_HOSTDEV constexpr int decode2ScaleBytes() {
+  return FP8Q_DECODE2_SCALES_LDS ? ((R + 1) * 4 + 15) / 16 * 16 : 0;
+}
+/// Byte offset of scale i (0 .. R - 1: activation row i, R: the weight
+/// scale) inside a stage: after the fragment rows.
+template <int R> FP8Q_HOSTDEV constexpr int decode2ScaleOffset(int i) {
+  return (kDecode2TileN + R) * kDecode2RowBytes + 4 * i;
+}
+
+/// LDS bytes of one stage (tile rows + R activation rows + scales) and of
+/// the ring.
 template <int R> FP8Q_HOSTDEV constexpr int decode2StageBytes() {
-  return (kDecode2TileN + R) * kDecode2RowBytes;
+  return (kDecode2TileN + R) * kDecode2RowBytes + decode2ScaleBytes<R>();
 }
 template <class Map, int R> FP8Q_HOSTDEV constexpr int decode2LdsBytes() {
   return Decode2Shape<Map>::kStages * decode2StageBytes<R>();
@@ -142,7 +171,8 @@ FP8Q_HOSTDEV inline Decode2Plan decode2Plan(int64_t M, int64_t N, int64_t K,
   const int64_t target = (int64_t)sms * kDecode2BlocksPerSm;
   int64_t splits = 1;
   if (tiles < target) {
-    splits = (target + tiles - 1) / tiles;
+    splits = FP8Q_DECODE2_SPLIT_FLOOR ? target / tiles
+                                      : (target + tiles - 1) / tiles;
     if (splits > kDecode2MaxSplits)
       splits = kDecode2MaxSplits;
     const int64_t byK = pl.kBlocks / kDecode2MinKb;
@@ -246,6 +276,23 @@ decode2Src(const Decode2Stream &st, int64_t kb, int64_t stride, int64_t K) {
                                                   : nullptr;
 }
 
+/// Scale copy i (0 .. R) of the tile at (n0, m0): its kb-invariant source
+/// (null for an activation row past M: never copied, never used) and its
+/// step in floats per K block.
+struct Decode2ScaleStream {
+  const float *src;
+  int64_t stride;
+};
+template <int R>
+FP8Q_HOSTDEV inline Decode2ScaleStream
+decode2ScaleStream(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int i) {
+  if (i == R)
+    return {p.ws + (n0 / kGroup) * p.ws0, p.ws1};
+  if (m0 + i >= p.M)
+    return {nullptr, 0};
+  return {p.xs + (m0 + i) * p.xs0, p.xs1};
+}
+
 /// A lane's 32 bytes of LDS row `row` at the lane's K offset kOff
 /// (chunks kOff / 16 and kOff / 16 + 1). `Rd` reads 16 bytes at an offset.
 template <class Rd>
@@ -259,7 +306,8 @@ FP8Q_HOSTDEV inline DecodeFrag decode2ReadFrag(Rd &rd, int row, int kOff) {
 /// The K loop of one wave: accumulators of its 16 weight rows (tile rows
 /// 16 * wave ..) by MT m tiles, over K blocks [kbLo, kbHi) in increasing
 /// order. Cp: the LDS ring (fetch(slot, kb), land(slot), wait(), sync(),
-/// read(slot) -> Rd, kLandAfterCompute).
+/// read(slot) -> Rd, kLandAfterCompute; kScalesInLds: scale(slot, i) reads
+/// scale i of the stage, decode2ScaleOffset).
 template <class Map, int MT, class Wave, class Cp>
 FP8Q_HOSTDEV inline typename Wave::template Lanes<DecodeAccs<MT>>
 decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
@@ -289,7 +337,11 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
       cp.land(aslot, ahead < nkb);
     const int64_t kb = kbLo + i;
     auto rd = cp.read((int)(i % S));
-    const float ws = p.ws[scaleOffset(nb, kb, p.ws0, p.ws1)];
+    float ws;
+    if constexpr (Cp::kScalesInLds)
+      ws = cp.scale((int)(i % S), Map::kTileM * MT);
+    else
+      ws = p.ws[scaleOffset(nb, kb, p.ws0, p.ws1)];
     typename Wave::template Lanes<DecodeWFrag<Map>> a = W.map([&](int lane) {
       DecodeWFrag<Map> f;
       FP8Q_UNROLL
@@ -313,8 +365,14 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
         FP8Q_UNROLL
         for (int j = 0; j < 4; ++j) {
           const int64_t m = mt0 + Map::accM(lane, j);
-          const float s =
-              m < p.M ? p.xs[scaleOffset(m, kb, p.xs0, p.xs1)] * ws : 0.0f;
+          float s;
+          if constexpr (Cp::kScalesInLds)
+            s = m < p.M ? cp.scale((int)(i % S),
+                                   t * Map::kTileM + Map::accM(lane, j)) *
+                              ws
+                        : 0.0f;
+          else
+            s = m < p.M ? p.xs[scaleOffset(m, kb, p.xs0, p.xs1)] * ws : 0.0f;
           tot.v[j] += pr.v[j] * s;
         }
       });

@@ -27,6 +27,7 @@ namespace fp8q::kern {
 /// copies at once (the device splits the same list across its threads).
 template <class Map, int R, WLayout L> struct Decode2CpuRing {
   static constexpr bool kLandAfterCompute = false;
+  static constexpr bool kScalesInLds = FP8Q_DECODE2_SCALES_LDS != 0;
   static constexpr int kT = Decode2Shape<Map>::kThreads;
   static constexpr int kS = Decode2Shape<Map>::kStages;
   const DecodeGemmArgs &p;
@@ -69,7 +70,23 @@ template <class Map, int R, WLayout L> struct Decode2CpuRing {
         if (st.rowValid)
           copy(slot, st, decode2Src(st, kb, kGroup, p.K));
       }
+      // The scale copies (FP8Q_DECODE2_SCALES_LDS): thread i < R + 1.
+      if (kScalesInLds && tid <= R) {
+        const Decode2ScaleStream sc = decode2ScaleStream<R>(p, n0, m0, tid);
+        if (sc.src)
+          std::memcpy(lds.data() + slot * decode2StageBytes<R>() +
+                          decode2ScaleOffset<R>(tid),
+                      sc.src + kb * sc.stride, 4);
+      }
     }
+  }
+  float scale(int slot, int i) const {
+    float f;
+    std::memcpy(&f,
+                lds.data() + slot * decode2StageBytes<R>() +
+                    decode2ScaleOffset<R>(i),
+                4);
+    return f;
   }
   void land(int, bool) {}
   void wait() {}
