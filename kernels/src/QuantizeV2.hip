@@ -44,22 +44,12 @@ using namespace fp8q::kern;
 #define FP8Q_V2_QUANT_WORDS_MIN_BLOCKS 4
 #endif
 
-/// Rows per chunk (log2) of the raw-word kernels' m-fastest walk of a
-/// col_major scale (8 rows, as the other kernels; 32 rows would put a whole
-/// 32-byte sector of a 1-byte scale in one warp's stores, at the cost of
-/// x rows read 64 bytes apart: bench/v2_kernels_h200.sh times both).
-#ifndef FP8Q_V2_WORDS_COL_CHUNK_LOG2
-#define FP8Q_V2_WORDS_COL_CHUNK_LOG2 3
-#endif
-constexpr int kQuantV2WordsColChunkLog2 = FP8Q_V2_WORDS_COL_CHUNK_LOG2;
-
 namespace {
 
 /// (m, g) of group `gid` in the launch's walk order.
 __device__ FP8Q_V2_INLINE GroupCoordT<int64_t>
-quantV2Coord(const QuantV2Args &p, int64_t gid,
-             int colChunkLog2 = kQuantColChunkLog2) {
-  const int lgR = p.mFastest ? colChunkLog2 : 0;
+quantV2Coord(const QuantV2Args &p, int64_t gid) {
+  const int lgR = p.mFastest ? kQuantColChunkLog2 : 0;
   if (p.M * p.G <= INT32_MAX) {
     GroupCoordT<uint32_t> c = groupOfIndexChunked<uint32_t>(
         (uint32_t)gid, (uint32_t)p.M, (uint32_t)p.G, lgR);
@@ -254,13 +244,6 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
   }
 }
 
-/// max over the team's lanes of two packed 16-bit integers.
-__device__ FP8Q_V2_INLINE uint32_t teamMaxU16x2V2(uint32_t v, int lanes) {
-  for (int s = lanes / 2; s >= 1; s /= 2)
-    v = maxU16x2(v, shflXor(v, s));
-  return v;
-}
-
 /// The quantizing blocks of the raw-word path (16-bit x, group = 16 *
 /// lanes): a team's two groups stay in their 16-bit words, lane `sub`
 /// holding chunks sub and sub + lanes of each (four 16-byte loads issued
@@ -311,8 +294,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   // A padded scale is walked in its storage order: group gid is scale byte
   // gid (scaleByteCoord), so consecutive teams write consecutive bytes and
   // the padding bytes are this launch's groups past [M, G], written 0.
-  constexpr bool storage = Storage;
-  const int64_t total = storage ? p.padM * p.padG : p.M * p.G;
+  const int64_t total = Storage ? p.padM * p.padG : p.M * p.G;
   const int64_t gid0 = (blockIdX() * (kV2Block / lanes) + tid / lanes) * 2;
   GroupCoordT<int64_t> gc[2];
   bool active[2];
@@ -320,12 +302,12 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     const bool inside = gid0 + j < total;
-    if (storage) {
+    if constexpr (Storage) {
       gc[j] = storageCoordV2(p, inside ? gid0 + j : 0);
       active[j] = inside && gc[j].m < p.M && gc[j].g < p.G;
     } else {
       active[j] = inside;
-      gc[j] = quantV2Coord(p, inside ? gid0 + j : 0, kQuantV2WordsColChunkLog2);
+      gc[j] = quantV2Coord(p, inside ? gid0 + j : 0);
     }
     const T *x = static_cast<const T *>(p.x) + gc[j].m * p.ldx +
                  gc[j].g * p.group + sub * kV2Vec;
@@ -338,10 +320,10 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     bool nan;
-    amax |= amaxBits16<T>(reinterpret_cast<const uint32_t(&)[8]>(w[j]), nan)
+    amax |= amaxBits16<T>(reinterpret_cast<const uint32_t (&)[8]>(w[j]), nan)
             << (16 * j);
   }
-  amax = teamMaxU16x2V2(amax, lanes);
+  amax = teamMaxU16x2(amax, lanes);
   const float global = p.scaleType == FP8Q_SCALE_F8E4M3FN ? *p.global : 1.0f;
   constexpr bool pow2 = Quot == kQuotPow2, exactQ = Quot == kQuotCorrected;
   constexpr bool kQ16 = true;
@@ -365,12 +347,12 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
       storeCodesV2<QT, kQ16>(p, gc[j].m, e0 + (sub + s * lanes) * kV2Vec, v,
                              divisor, rcp, pow2, hw, exactQ);
     }
-    if constexpr (storage)
+    if constexpr (Storage)
       scaleByte[j] = fp8q_scale_encode_byte(sc, p.scaleType);
     else if (sub == (j & (lanes - 1)))
       storeScaleV2(p, gc[j].m, gc[j].g, sc);
   }
-  if constexpr (storage) {
+  if constexpr (Storage) {
     if (sub != 0 || gid0 >= total)
       return;
     // Both bytes in one 16-bit store where the pair is whole and aligned.
@@ -479,13 +461,15 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
 } // namespace
 
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
-    kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void
-    fp8q_kernel_quantize_v2_words_bf16(QuantV2Args p) {
+    kV2Block,
+    FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void fp8q_kernel_quantize_v2_words_bf16(QuantV2Args
+                                                                                p) {
   quantizeV2WordsBody<Bf16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
-    kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void
-    fp8q_kernel_quantize_v2_words_f16(QuantV2Args p) {
+    kV2Block,
+    FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void fp8q_kernel_quantize_v2_words_f16(QuantV2Args
+                                                                               p) {
   quantizeV2WordsBody<F16>(p);
 }
 

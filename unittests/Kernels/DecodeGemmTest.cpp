@@ -206,6 +206,16 @@ void expectMatchesReferences(const Problem &pr,
   EXPECT_EQ(differ, 0);
 }
 
+/// The problem's weight in preshuffle_16x16 order (N % 16 == 0, K % 32 ==
+/// 0), as the preshuffled kernels read it.
+std::vector<uint8_t> preshuffledWeight(const Problem &pr) {
+  std::vector<uint8_t> w(pr.N * pr.K);
+  for (int64_t n = 0; n < pr.N; ++n)
+    for (int64_t k = 0; k < pr.K; ++k)
+      w[preshuffleOffset(n, k, pr.K)] = pr.w[n * pr.K + k];
+  return w;
+}
+
 class DecodeGemmModelTest
     : public ::testing::TestWithParam<std::tuple<Isa, Shape, bool>> {};
 
@@ -219,10 +229,7 @@ TEST_P(DecodeGemmModelTest, MatchesReferences) {
   if (shuffled) {
     if (pr.N % 16 || pr.K % 32)
       GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
-    wShuf.resize(pr.N * pr.K);
-    for (int64_t n = 0; n < pr.N; ++n)
-      for (int64_t k = 0; k < pr.K; ++k)
-        wShuf[preshuffleOffset(n, k, pr.K)] = pr.w[n * pr.K + k];
+    wShuf = preshuffledWeight(pr);
     a.w = wShuf.data();
   }
   int64_t calls, tileM, perBlock;
@@ -422,10 +429,7 @@ TEST_P(DecodeGemmV2ModelTest, MatchesReferences) {
   if (shuffled) {
     if (pr.N % 16 || pr.K % 32)
       GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
-    wShuf.resize(pr.N * pr.K);
-    for (int64_t n = 0; n < pr.N; ++n)
-      for (int64_t k = 0; k < pr.K; ++k)
-        wShuf[preshuffleOffset(n, k, pr.K)] = pr.w[n * pr.K + k];
+    wShuf = preshuffledWeight(pr);
     a.w = wShuf.data();
   }
   // Split-K on: a GPU far too large for the grid; off: a single SM.

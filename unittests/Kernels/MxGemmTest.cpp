@@ -234,6 +234,13 @@ TEST(MxGemmIndexMath, HardwareLoadFillsTheInstructionsSlots) {
   }
 }
 
+/// runMxGemmModel for a format known at run time (the hardware K order);
+/// the number of scaled MFMAs issued.
+int64_t runMxGemmModelOf(MxFmt fmt, const MxGemmArgs &a) {
+  return fmt == MxFmt::E2M1 ? runMxGemmModel<MxFmt::E2M1>(a)
+                            : runMxGemmModel<MxFmt::E4M3>(a);
+}
+
 class MxGemmModel
     : public ::testing::TestWithParam<std::tuple<MxFmt, bool, Shape>> {};
 
@@ -243,8 +250,7 @@ TEST_P(MxGemmModel, BitExactOnExactOperands) {
   std::vector<double> ref, mag;
   P.reference(ref, mag);
   MxGemmArgs a = P.args();
-  int64_t calls = fmt == MxFmt::E2M1 ? runMxGemmModel<MxFmt::E2M1>(a)
-                                     : runMxGemmModel<MxFmt::E4M3>(a);
+  const int64_t calls = runMxGemmModelOf(fmt, a);
   EXPECT_EQ(calls, P.expectedCalls());
   EXPECT_EQ(mismatches(P.out, ref), 0);
   // The CPU runtime (another order of fp32 additions) agrees too.
@@ -270,10 +276,7 @@ TEST_P(MxGemmModel, WithinToleranceOnRandomOperands) {
   std::vector<double> ref, mag;
   P.reference(ref, mag);
   MxGemmArgs a = P.args();
-  if (fmt == MxFmt::E2M1)
-    runMxGemmModel<MxFmt::E2M1>(a);
-  else
-    runMxGemmModel<MxFmt::E4M3>(a);
+  runMxGemmModelOf(fmt, a);
   for (int64_t i = 0; i < P.M * P.N; ++i) {
     const double got = bitsFloat(uint32_t(P.out[i]) << 16);
     ASSERT_LE(std::fabs(got - ref[i]),

@@ -20,6 +20,7 @@
 #ifndef FP8Q_KERNELS_DECODEGEMMMODEL_H
 #define FP8Q_KERNELS_DECODEGEMMMODEL_H
 
+#include "fp8q_kernels/CpuLanes.h"
 #include "fp8q_kernels/DecodeGemm.h"
 
 #include <array>
@@ -31,22 +32,11 @@ namespace fp8q::kern {
 inline uint8_t regByte(uint32_t r, int b) { return (uint8_t)(r >> (8 * b)); }
 
 /// One wave of `Map` on the CPU; `mmaCalls` counts instructions issued.
-template <class Map> struct DecodeCpuWave {
+template <class Map> struct DecodeCpuWave : CpuLanes<Map::kLanes> {
   Fp8 fp8;
   int64_t mmaCalls = 0;
-  template <class T> using Lanes = std::array<T, Map::kLanes>;
-
-  template <class F> auto map(F f) {
-    Lanes<decltype(f(0))> r;
-    for (int l = 0; l < Map::kLanes; ++l)
-      r[l] = f(l);
-    return r;
-  }
-  template <class F> void each(F f) {
-    for (int l = 0; l < Map::kLanes; ++l)
-      f(l);
-  }
-  template <class T> T &at(Lanes<T> &x, int l) { return x[l]; }
+  template <class T>
+  using Lanes = typename CpuLanes<Map::kLanes>::template Lanes<T>;
 
   Lanes<DecodeAcc> mma(const Lanes<DecodeWFrag<Map>> &a,
                        const Lanes<DecodeFrag> &b) {
@@ -103,7 +93,7 @@ inline int64_t runDecodeGemmModel(const DecodeGemmArgs &p, Fp8 fp8) {
   for (int64_t m0 = 0; m0 < p.M; m0 += rows)
     for (int64_t n0 = 0; n0 < p.N; n0 += kDecodeTileN) {
       for (int wave = 0; wave < decodeWaves<Map>(); ++wave) {
-        DecodeCpuWave<Map> W{fp8};
+        DecodeCpuWave<Map> W{{}, fp8};
         auto tot = decodeWaveTotals<Map, MT, L>(p, n0, m0, wave, W);
         for (int l = 0; l < Map::kLanes; ++l)
           decodeSpill<Map, MT>(red.data(), wave, l, tot[l]);

@@ -127,7 +127,7 @@ inline Decode2ModelStats runDecode2Model(const DecodeGemmArgs &p, Fp8 fp8,
         const int64_t kbHi =
             kbLo + pl.kbPer < pl.kBlocks ? kbLo + pl.kbPer : pl.kBlocks;
         for (int wave = 0; wave < Decode2Shape<Map>::kWaves; ++wave) {
-          DecodeCpuWave<Map> W{fp8};
+          DecodeCpuWave<Map> W{{}, fp8};
           Decode2CpuRing<Map, R, L> ring(p, n0, m0, fp8);
           auto tot =
               decode2WaveTotals<Map, MT>(p, n0, m0, kbLo, kbHi, wave, W, ring);

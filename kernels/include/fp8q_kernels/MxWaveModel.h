@@ -27,6 +27,7 @@
 #ifndef FP8Q_KERNELS_MXWAVEMODEL_H
 #define FP8Q_KERNELS_MXWAVEMODEL_H
 
+#include "fp8q_kernels/CpuLanes.h"
 #include "fp8q_kernels/MxGemm.h"
 
 #include <array>
@@ -62,22 +63,8 @@ inline double mxHwDecode(MxFmt f, const MxFrag &fr, int k) {
 }
 
 /// One wave64 on the CPU for mxWaveTile. `mmaCalls` counts instructions.
-struct MxCpuWave {
+struct MxCpuWave : CpuLanes<64> {
   int64_t mmaCalls = 0;
-
-  template <class T> using Lanes = std::array<T, 64>;
-
-  template <class F> auto map(F f) {
-    Lanes<decltype(f(0))> r;
-    for (int l = 0; l < 64; ++l)
-      r[l] = f(l);
-    return r;
-  }
-  template <class F> void each(F f) {
-    for (int l = 0; l < 64; ++l)
-      f(l);
-  }
-  template <class T> T &at(Lanes<T> &x, int l) { return x[l]; }
 
   /// One v_mfma_scale_f32_16x16x128_f8f6f4 with format F for both
   /// operands, op_sel bytes opA / opB of the scale VGPRs sa / sb.

@@ -247,8 +247,9 @@ __device__ inline float groupMax(float v) {
   return v;
 }
 /// maxU16x2 over the kQuantLanesPerGroup lanes of a team.
-__device__ inline uint32_t teamMaxU16x2(uint32_t v) {
-  for (int m = kQuantLanesPerGroup / 2; m >= 1; m /= 2)
+__device__ inline uint32_t teamMaxU16x2(uint32_t v,
+                                        int lanes = kQuantLanesPerGroup) {
+  for (int m = lanes / 2; m >= 1; m /= 2)
     v = maxU16x2(v, shflXor(v, m));
   return v;
 }

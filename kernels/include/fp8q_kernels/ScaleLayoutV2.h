@@ -126,8 +126,8 @@ FP8Q_HOSTDEV inline ScaleWord scaleWordOf(int layout, int64_t padM,
 /// padded scale in this order so that consecutive groups write consecutive
 /// scale bytes. I: uint32_t when padM * padG fits, else int64_t.
 template <class I>
-FP8Q_HOSTDEV inline void scaleByteCoord(int layout, I padM, I padG, I b,
-                                        I &m, I &g) {
+FP8Q_HOSTDEV inline void scaleByteCoord(int layout, I padM, I padG, I b, I &m,
+                                        I &g) {
   const I w = b / 4, k = b % 4;
   switch (layout) {
   case FP8Q_LAYOUT_COL_MAJOR_PACK4:

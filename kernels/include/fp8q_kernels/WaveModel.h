@@ -12,9 +12,8 @@
 #ifndef FP8Q_KERNELS_WAVEMODEL_H
 #define FP8Q_KERNELS_WAVEMODEL_H
 
+#include "fp8q_kernels/CpuLanes.h"
 #include "fp8q_kernels/GemmTile.h"
-
-#include <array>
 
 namespace fp8q::kern {
 
@@ -25,23 +24,9 @@ inline uint8_t fragByte(const Frag &f, int j) {
 }
 
 /// One wave64 on the CPU. `mmaCalls` counts MFMA instructions issued.
-template <Mma K> struct CpuWave {
+template <Mma K> struct CpuWave : CpuLanes<64> {
   Fp8 fp8;
   int64_t mmaCalls = 0;
-
-  template <class T> using Lanes = std::array<T, 64>;
-
-  template <class F> auto map(F f) {
-    Lanes<decltype(f(0))> r;
-    for (int l = 0; l < 64; ++l)
-      r[l] = f(l);
-    return r;
-  }
-  template <class F> void each(F f) {
-    for (int l = 0; l < 64; ++l)
-      f(l);
-  }
-  template <class T> T &at(Lanes<T> &x, int l) { return x[l]; }
 
   /// The matrix instruction(s) covering one K block of 128: fresh
   /// accumulators, fp32 sums of exact fp8 products. The operand and result
@@ -84,7 +69,7 @@ inline int64_t runGemmModel(const GemmArgs &p, Fp8 fp8) {
   for (int64_t bm = 0; bm < gemmBlocksM(p.M); ++bm)
     for (int64_t bn = 0; bn < gemmBlocksN(p.N); ++bn)
       for (int wave = 0; wave < kGemmWaves; ++wave) {
-        CpuWave<K> w{fp8};
+        CpuWave<K> w{{}, fp8};
         gemmWaveTile<L>(p, bm, bn, wave, w);
         calls += w.mmaCalls;
       }
