@@ -22,7 +22,7 @@ build() { # build <output> <extra nvcc flags...>
     -x cu lib/Runtime/Gpu/GpuOps.cpp -x cu lib/Runtime/Gpu/GpuOpsV2.cpp \
     -x cu lib/Runtime/Gpu/HostAbi.cpp \
     -x cu lib/Runtime/Gpu/DeviceAbi.cpp -x cu lib/Runtime/Gpu/DeviceRanges.cpp \
-    -x cu lib/Runtime/Gpu/MgpuWrappers.cpp \
+    -x cu lib/Runtime/Gpu/MgpuWrappers.cpp -x cu lib/Runtime/Gpu/NcclComm.cpp \
     -x cu lib/Runtime/Gpu/CublasLtGemm.cpp \
     -x cu bench/hip_kernels_h200.cu -o "$o" -ldl
 }

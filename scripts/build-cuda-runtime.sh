@@ -29,7 +29,8 @@ wait_all() {
   return "$status"
 }
 objs=()
-for s in GpuOps GpuOpsV2 HostAbi DeviceAbi DeviceRanges MgpuWrappers CublasLtGemm; do
+for s in GpuOps GpuOpsV2 HostAbi DeviceAbi DeviceRanges MgpuWrappers NcclComm \
+  CublasLtGemm; do
   "$NVCC" "${flags[@]}" "${gencode[@]}" -x cu -c "lib/Runtime/Gpu/$s.cpp" \
     -o "$OUT/obj/$s.o" &
   pids+=($!)

@@ -25,6 +25,17 @@ for backend in ("hip", "cuda"):
     if os.path.exists(os.path.join(config.fp8q_lib_dir,
                                    "libfp8q_runtime_%s.so" % backend)):
         config.available_features.add("fp8q-%s-runtime" % backend)
+# The host C++ compiler, for tests that build a small check program.
+config.substitutions.append(("%cxx", config.cxx_compiler))
+# A real nccl.h (CUDA toolkit, or $NCCL_HOME / $CUDA_HOME): the runtime's
+# own NCCL declarations (lib/Runtime/Gpu/NcclComm.h) are checked against it.
+for root in (os.environ.get("NCCL_HOME"), os.environ.get("CUDA_HOME"),
+             "/usr/local/cuda", "/usr"):
+    if root and os.path.exists(os.path.join(root, "include", "nccl.h")):
+        config.available_features.add("nccl-header")
+        config.substitutions.append(
+            ("%nccl_include", os.path.join(root, "include")))
+        break
 config.substitutions.append(("%llvm_libs", config.llvm_lib_dir))
 config.substitutions.append(("%fp8q_build", config.fp8q_obj_root))
 config.substitutions.append(("%fp8q_src", config.fp8q_src_root))

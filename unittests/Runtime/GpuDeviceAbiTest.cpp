@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -224,6 +225,140 @@ TEST_F(DeviceAbi, ModulesThatCannotLoadDoNotCrash) {
   EXPECT_EQ(fp8q_device_alloc(0, nullptr), nullptr);
   mgpuMemFree(nullptr, nullptr);
   fp8q_device_free(nullptr, nullptr);
+}
+
+/// The device collectives run the host ABI's checks (the same messages,
+/// fp8q_collective_checks.h) before anything else, then ask for a
+/// communicator when ranks > 1, then refuse host buffers; each refusal is
+/// sticky and writes nothing.
+TEST_F(DeviceAbi, CollectivesCheckOperandsLikeTheHostAbi) {
+  std::vector<float> scale(8 * 4, 1.0f), out(8 * 4, -1.0f);
+  // A col_major scale gathered along dim 0 would interleave the ranks'
+  // blocks (vLLM 42118): refused, the compiler materializes it first.
+  fp8q_memref_2d colMajor = md(scale.data(), 8, 4, 1, 8),
+                 od = md(out.data(), 8, 4, 4, 1);
+  EXPECT_EQ(
+      _mlir_ciface_fp8q_rt_device_all_gather(&colMajor, &od, 4, 1, nullptr),
+      FP8Q_ERR_LAYOUT);
+  std::string e = fp8q_device_last_error();
+  EXPECT_NE(e.find("fp8q_rt_device_all_gather: operand x must be dense "
+                   "row-major (strides (4, 1)) but has strides (1, 8)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("interleave the ranks' blocks wrongly"), std::string::npos)
+      << e;
+  // Sticky: a valid call does nothing until cleared.
+  fp8q_memref_2d xd = md(scale.data(), 8, 4, 4, 1);
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_all_gather(&xd, &od, 4, 1, nullptr),
+            FP8Q_ERR_LAYOUT);
+  fp8q_device_clear_error();
+  // elem_bytes, ranks and shapes.
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_all_gather(&xd, &od, 3, 1, nullptr),
+            FP8Q_ERR_ARG);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("elem_bytes 3 must be 1, 2 or 4"),
+            std::string::npos);
+  fp8q_device_clear_error();
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_all_gather(&xd, &od, 4, 0, nullptr),
+            FP8Q_ERR_ARG);
+  fp8q_device_clear_error();
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_all_gather(&xd, &od, 4, 2, nullptr),
+            FP8Q_ERR_SHAPE);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("operand out has sizes [8, 4], expected [16, 4]"),
+            std::string::npos)
+      << fp8q_device_last_error();
+  fp8q_device_clear_error();
+  std::vector<uint16_t> xb(6 * 8, 0x3f80), ob(2 * 8, 0x1234);
+  fp8q_memref_2d xbd = md(xb.data(), 6, 8, 8, 1),
+                 obd = md(ob.data(), 2, 8, 8, 1);
+  EXPECT_EQ(
+      _mlir_ciface_fp8q_rt_device_reduce_scatter_bf16(&xbd, &obd, 4, nullptr),
+      FP8Q_ERR_SHAPE);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("fp8q_rt_device_reduce_scatter_bf16: operand x has 6 "
+                      "rows, which ranks = 4 does not divide"),
+            std::string::npos)
+      << fp8q_device_last_error();
+  fp8q_device_clear_error();
+  // Valid shapes for 3 ranks but no communicator.
+  EXPECT_EQ(
+      _mlir_ciface_fp8q_rt_device_reduce_scatter_bf16(&xbd, &obd, 3, nullptr),
+      FP8Q_ERR_DEVICE);
+  e = fp8q_device_last_error();
+  EXPECT_NE(e.find("ranks = 3 but no communicator is set: call "
+                   "fp8q_rt_device_comm_init"),
+            std::string::npos)
+      << e;
+  fp8q_device_clear_error();
+  // One rank on host buffers: refused, never staged.
+  EXPECT_EQ(_mlir_ciface_fp8q_rt_device_all_gather(&xd, &od, 4, 1, nullptr),
+            FP8Q_ERR_DEVICE);
+  e = fp8q_device_last_error();
+  EXPECT_NE(e.find("fp8q_rt_device_all_gather: operand x is "),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("a device-mode step needs device buffers"),
+            std::string::npos)
+      << e;
+  for (float v : out)
+    ASSERT_EQ(v, -1.0f);
+  for (uint16_t v : ob)
+    ASSERT_EQ(v, 0x1234);
+}
+
+/// The communicator calls: argument checks first, then the library, which
+/// is opened once per process; here FP8Q_NCCL_LIBRARY names a file that
+/// does not exist, so every call that needs it fails with a message naming
+/// the library and the variable, never a crash.
+TEST_F(DeviceAbi, CommunicatorWithoutTheLibraryIsAClearError) {
+  setenv("FP8Q_NCCL_LIBRARY", "/nonexistent/libnccl-fp8q-test.so.2", 1);
+  EXPECT_EQ(fp8q_rt_device_comm_init(0, 0, nullptr), FP8Q_ERR_ARG);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("fp8q_rt_device_comm_init: ranks 0 must be in"),
+            std::string::npos)
+      << fp8q_device_last_error();
+  fp8q_device_clear_error();
+  EXPECT_EQ(fp8q_rt_device_comm_init(2, 2, nullptr), FP8Q_ERR_ARG);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("rank 2 must be in [0, ranks = 2)"),
+            std::string::npos);
+  fp8q_device_clear_error();
+  EXPECT_EQ(fp8q_rt_device_comm_init(2, 1, nullptr), FP8Q_ERR_ARG);
+  EXPECT_NE(std::string(fp8q_device_last_error())
+                .find("unique_id is null but ranks = 2"),
+            std::string::npos);
+  fp8q_device_clear_error();
+  EXPECT_EQ(fp8q_rt_device_comm_set(nullptr, 1, 0), FP8Q_ERR_NULL);
+  fp8q_device_clear_error();
+  EXPECT_EQ(fp8q_rt_device_comm_unique_id(nullptr), FP8Q_ERR_NULL);
+  fp8q_device_clear_error();
+
+  EXPECT_EQ(fp8q_rt_device_comm_init(1, 0, nullptr), FP8Q_ERR_DEVICE);
+  std::string e = fp8q_device_last_error();
+  EXPECT_NE(e.find("fp8q_rt_device_comm_init: cannot open the "),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("library /nonexistent/libnccl-fp8q-test.so.2"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("set FP8Q_NCCL_LIBRARY to its path"), std::string::npos)
+      << e;
+  fp8q_device_clear_error();
+  char id[128];
+  memset(id, 0x5a, sizeof id);
+  EXPECT_EQ(fp8q_rt_device_comm_unique_id(id), FP8Q_ERR_DEVICE);
+  for (char c : id)
+    ASSERT_EQ(c, 0x5a);
+  fp8q_device_clear_error();
+  // The version is a query: negative, not sticky.
+  EXPECT_EQ(fp8q_rt_device_comm_nccl_version(), -FP8Q_ERR_DEVICE);
+  EXPECT_EQ(fp8q_device_status(), FP8Q_OK);
+  // Nothing to destroy; destroying runs even while an error is sticky.
+  EXPECT_EQ(fp8q_rt_device_comm_destroy(), FP8Q_OK);
+  EXPECT_EQ(fp8q_rt_device_comm_init(1, 0, nullptr), FP8Q_ERR_DEVICE);
+  EXPECT_EQ(fp8q_rt_device_comm_destroy(), FP8Q_OK);
+  unsetenv("FP8Q_NCCL_LIBRARY");
 }
 
 TEST_F(DeviceAbi, DeviceBuffersOnAGpu) {

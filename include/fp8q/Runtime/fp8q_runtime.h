@@ -335,6 +335,28 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm_v2(
     int32_t x_scale_layout, int64_t x_scale_align, int32_t w_scale_layout,
     int64_t w_scale_align, int32_t weight_layout);
 
+/* Collectives (docs/RuntimeABI.md, "Collectives"), along dim 0, for tensor
+ * parallelism. x and out are dense row-major (strides (cols, 1); an extent
+ * of 1 makes its stride irrelevant) and share no byte: a column-major or
+ * strided operand (e.g. a col_major scale, strides (1, M)) is refused with
+ * FP8Q_ERR_LAYOUT, because a dim-0 collective moves each rank's rows as one
+ * block and would interleave the ranks' blocks wrongly; the compiler
+ * materializes such an operand row-major first. `ranks` is the number of
+ * ranks of the collective, in [1, 2^14].
+ *  - all_gather: x [rows, cols] of any element type of elem_bytes (1, 2 or
+ *    4) bytes; out [ranks * rows, cols] of the same type; rank r's x lands
+ *    in rows [r * rows, (r + 1) * rows) of out.
+ *  - reduce_scatter_bf16: x [rows, cols] bf16 with rows % ranks == 0; out
+ *    [rows / ranks, cols] bf16 is rank r's block r of the sum over ranks.
+ * The CPU runtime is one rank: ranks == 1 copies x into out, ranks > 1 is
+ * FP8Q_ERR_ARG (after the operand checks). */
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_all_gather(fp8q_memref_2d *x,
+                                                       fp8q_memref_2d *out,
+                                                       int64_t elem_bytes,
+                                                       int64_t ranks);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_reduce_scatter_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *out, int64_t ranks);
+
 /* Plain C API: the same operations, returning fp8q_status instead of
  * exiting on error (for C/C++/Python-ctypes users and tests). The argument
  * lists are those of the _mlir_ciface_ entry points above. */
@@ -433,6 +455,11 @@ FP8Q_RT_EXPORT int32_t fp8q_gemm_v2(
     int64_t group_size, int32_t kernel, int32_t q_type, int32_t scale_type,
     int32_t x_scale_layout, int64_t x_scale_align, int32_t w_scale_layout,
     int64_t w_scale_align, int32_t weight_layout);
+FP8Q_RT_EXPORT int32_t fp8q_all_gather(fp8q_memref_2d *x, fp8q_memref_2d *out,
+                                       int64_t elem_bytes, int64_t ranks);
+FP8Q_RT_EXPORT int32_t fp8q_reduce_scatter_bf16(fp8q_memref_2d *x,
+                                                fp8q_memref_2d *out,
+                                                int64_t ranks);
 
 /// Checks, without touching data, that a [m, g] scale operand (`operand`
 /// 0: x_scale, 1: w_scale) stored in `layout` (fp8q_scale_layout) with
@@ -573,6 +600,48 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_preshuffle_v2(
 /// valid stream.
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_check_arg(
     int64_t aligned_ptr, int64_t span_bytes, int32_t arg_index, void *stream);
+
+/* Collectives on the device (docs/RuntimeABI.md, "Collectives"): the host
+ * entry points' arguments and checks, then the stream. NCCL (CUDA) or RCCL
+ * (HIP) is opened with dlopen at the first fp8q_rt_device_comm_* call that
+ * needs it: $FP8Q_NCCL_LIBRARY, else libnccl.so.2 / librccl.so.1; a missing
+ * library is FP8Q_ERR_DEVICE naming the library and the variable. With a
+ * communicator (comm_init or comm_set) `ranks` must equal its rank count
+ * and the call is ncclAllGather / ncclReduceScatter (ncclSum, ncclBfloat16)
+ * on `stream`. Without one, ranks == 1 is a device-to-device
+ * cudaMemcpyAsync / hipMemcpyAsync of x into out on `stream` (captured by a
+ * graph like any other call) and ranks > 1 is FP8Q_ERR_DEVICE asking for
+ * fp8q_rt_device_comm_init. Errors are sticky, as for every device entry. */
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_all_gather(
+    fp8q_memref_2d *x, fp8q_memref_2d *out, int64_t elem_bytes, int64_t ranks,
+    void *stream);
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_device_reduce_scatter_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *out, int64_t ranks, void *stream);
+/// Creates the process's communicator: ncclCommInitRank(ranks, unique_id,
+/// rank) on the current device (blocking: every rank calls it). unique_id
+/// points at the 128-byte ncclUniqueId that rank 0 got from
+/// fp8q_rt_device_comm_unique_id and handed to every rank; it may be null
+/// when ranks == 1 (the runtime then makes the id). A communicator already
+/// set is FP8Q_ERR_ARG (destroy it first).
+FP8Q_RT_EXPORT int32_t fp8q_rt_device_comm_init(int32_t ranks, int32_t rank,
+                                                const void *unique_id);
+/// Fills the 128 bytes at out128 with a new ncclUniqueId (rank 0 calls it
+/// and sends the bytes to the other ranks).
+FP8Q_RT_EXPORT int32_t fp8q_rt_device_comm_unique_id(void *out128);
+/// Uses `nccl_comm`, an ncclComm_t the caller (a serving stack) created
+/// with the same NCCL library (the one it loaded: dlopen of the same
+/// soname finds it), of `ranks` ranks in which this process is `rank`. The
+/// runtime never destroys it: comm_destroy only forgets it.
+FP8Q_RT_EXPORT int32_t fp8q_rt_device_comm_set(void *nccl_comm, int32_t ranks,
+                                               int32_t rank);
+/// Destroys the communicator comm_init made (ncclCommDestroy) or forgets
+/// the one comm_set gave; FP8Q_OK when there is none. Runs while the
+/// thread's status is sticky.
+FP8Q_RT_EXPORT int32_t fp8q_rt_device_comm_destroy(void);
+/// The NCCL_VERSION_CODE of the loaded NCCL / RCCL (ncclGetVersion, e.g.
+/// 22809 for 2.28.9), loading it if needed; -FP8Q_ERR_DEVICE when it cannot
+/// be loaded (a query: the status is not made sticky).
+FP8Q_RT_EXPORT int32_t fp8q_rt_device_comm_nccl_version(void);
 
 /// The calling thread's sticky device status (FP8Q_OK when clear).
 FP8Q_RT_EXPORT int32_t fp8q_device_status(void);

@@ -67,7 +67,8 @@ void quantizeRows(ActType t, const QuantizeOperands &o, float epsilon,
                   int32_t fp8Type, bool rmsNorm, bool keepUnquantized);
 
 /// Implementations behind the entry points (in Quantize.cpp,
-/// FusedProducers.cpp, QuantizeV2.cpp, Layout.cpp, Gemm.cpp and GemmV2.cpp).
+/// FusedProducers.cpp, QuantizeV2.cpp, Layout.cpp, Gemm.cpp, GemmV2.cpp and
+/// Collectives.cpp).
 /// `entry` names the entry point for messages.
 int32_t quantizeImpl(const char *entry, ActType t, fp8q_memref_2d *x,
                      fp8q_memref_1d *gamma, fp8q_memref_2d *q,
@@ -110,6 +111,11 @@ int32_t gemmV2Impl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                    int64_t groupSize, int32_t kernel, int32_t qType,
                    int32_t scaleType, int32_t xLayout, int64_t xAlign,
                    int32_t wLayout, int64_t wAlign, int32_t weightLayout);
+/// all_gather (allGather) or reduce_scatter_bf16 (elemBytes 2) along dim 0
+/// on one rank (Collectives.cpp): the shared checks, then a copy; ranks > 1
+/// is refused.
+int32_t collectiveImpl(const char *entry, bool allGather, fp8q_memref_2d *x,
+                       fp8q_memref_2d *out, int64_t elemBytes, int64_t ranks);
 
 } // namespace fp8q::rt
 

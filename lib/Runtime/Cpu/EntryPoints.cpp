@@ -266,4 +266,31 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm_v2(
                              w_scale_align, weight_layout));
 }
 
+//===-- collectives (one rank) --------------------------------------------===//
+
+FP8Q_RT_EXPORT int32_t fp8q_all_gather(fp8q_memref_2d *x, fp8q_memref_2d *out,
+                                       int64_t elem_bytes, int64_t ranks) {
+  return collectiveImpl("fp8q_rt_all_gather", /*allGather=*/true, x, out,
+                        elem_bytes, ranks);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_all_gather(fp8q_memref_2d *x,
+                                                       fp8q_memref_2d *out,
+                                                       int64_t elem_bytes,
+                                                       int64_t ranks) {
+  return orExit(fp8q_all_gather(x, out, elem_bytes, ranks));
+}
+
+FP8Q_RT_EXPORT int32_t fp8q_reduce_scatter_bf16(fp8q_memref_2d *x,
+                                                fp8q_memref_2d *out,
+                                                int64_t ranks) {
+  return collectiveImpl("fp8q_rt_reduce_scatter_bf16", /*allGather=*/false, x,
+                        out, /*elemBytes=*/2, ranks);
+}
+
+FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_reduce_scatter_bf16(
+    fp8q_memref_2d *x, fp8q_memref_2d *out, int64_t ranks) {
+  return orExit(fp8q_reduce_scatter_bf16(x, out, ranks));
+}
+
 } // extern "C"

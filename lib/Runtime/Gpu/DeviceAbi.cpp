@@ -14,6 +14,8 @@
 #include "DeviceRanges.h"
 #include "GpuApi.h"
 #include "GpuOps.h"
+#include "NcclComm.h"
+#include "fp8q_collective_checks.h"
 #ifdef FP8Q_HIP_ON_CUDA
 #include "CublasLtGemm.h"
 #endif
@@ -97,6 +99,83 @@ template <class F> int32_t guarded(F op) {
   if (s != FP8Q_OK)
     setSticky(s);
   return s;
+}
+
+/// all_gather or reduce_scatter_bf16 on the device: the shared checks
+/// (fp8q_collective_checks.h), the communicator's rank count, x and out
+/// device memory, then NCCL on the stream, or with ranks == 1 and no
+/// communicator a device-to-device copy.
+int32_t collectiveOp(const char *entry, bool allGather, fp8q_memref_2d *x,
+                     fp8q_memref_2d *out, int64_t elemBytes, int64_t ranks,
+                     void *stream) {
+  clearLastError();
+  fp8q::rt::CollectivePlan plan;
+  if (int32_t s = fp8q::rt::checkCollective(
+          entry,
+          allGather ? fp8q::rt::CollectiveKind::AllGather
+                    : fp8q::rt::CollectiveKind::ReduceScatter,
+          x, out, elemBytes, ranks, plan))
+    return s;
+  // The communicator, then the operands' memory, then the call.
+  const fp8q::nccl::State comm = fp8q::nccl::current();
+  if (!comm.comm && ranks != 1)
+    return fail(entry, FP8Q_ERR_DEVICE,
+                "ranks = %lld but no communicator is set: call "
+                "fp8q_rt_device_comm_init (or fp8q_rt_device_comm_set) on "
+                "every rank first",
+                (long long)ranks);
+  if (comm.comm && ranks != comm.ranks)
+    return fail(entry, FP8Q_ERR_ARG,
+                "ranks = %lld but the communicator has %d ranks (this "
+                "process is its rank %d): the step was compiled for another "
+                "tensor-parallel size",
+                (long long)ranks, comm.ranks, comm.rank);
+  char buf[160];
+  const DeviceCheckContext ctx = deviceCheckContext((hipStream_t)stream);
+  const struct {
+    const char *name;
+    const void *p;
+    int64_t bytes;
+  } operands[] = {{"x", plan.x.base, plan.xBytes},
+                  {"out", plan.out.base, plan.outBytes}};
+  for (const auto &o : operands)
+    if (const char *why = notDeviceMemory(ctx, o.p, o.bytes, buf, sizeof buf))
+      return fail(entry, FP8Q_ERR_DEVICE,
+                  "operand %s is %s: a device-mode step needs device buffers",
+                  o.name, why);
+  if (!comm.comm) { // ranks == 1: a copy
+    hipError_t e =
+        hipMemcpyAsync(plan.out.base, plan.x.base, (size_t)plan.xBytes,
+                       hipMemcpyDeviceToDevice, (hipStream_t)stream);
+    if (e != hipSuccess) {
+      (void)hipGetLastError();
+      return fail(entry, FP8Q_ERR_DEVICE,
+                  "hipMemcpyAsync of %lld bytes (ranks == 1): %s",
+                  (long long)plan.xBytes, hipGetErrorString(e));
+    }
+    return FP8Q_OK;
+  }
+  const char *why = nullptr;
+  const fp8q::nccl::Api *a = fp8q::nccl::api(&why);
+  if (!a) // a communicator exists, so the library was loaded
+    return fail(entry, FP8Q_ERR_DEVICE, "%s", why);
+  fp8q::nccl::Result r;
+  if (allGather) {
+    // A byte copy: every element type gathers as bytes, bit for bit.
+    r = a->allGather(plan.x.base, plan.out.base, (size_t)plan.xBytes,
+                     fp8q::nccl::kUint8, comm.comm, stream);
+  } else {
+    r = a->reduceScatter(plan.x.base, plan.out.base,
+                         (size_t)(plan.outBytes / 2), fp8q::nccl::kBfloat16,
+                         fp8q::nccl::kSum, comm.comm, stream);
+  }
+  if (r != fp8q::nccl::kSuccess) {
+    const char *text = a->getErrorString(r);
+    return fail(entry, FP8Q_ERR_DEVICE, "%s: %s",
+                allGather ? "ncclAllGather" : "ncclReduceScatter",
+                text ? text : "unknown NCCL error");
+  }
+  return FP8Q_OK;
 }
 
 } // namespace
@@ -236,6 +315,26 @@ int32_t _mlir_ciface_fp8q_rt_device_gemm(fp8q_memref_2d *q, fp8q_memref_2d *xs,
   return guarded([&] {
     DeviceExec ex("fp8q_rt_device_gemm", stream);
     return gemmOp(ex, q, xs, w, ws, out, kernel, fp8, weightLayout);
+  });
+}
+
+int32_t _mlir_ciface_fp8q_rt_device_all_gather(fp8q_memref_2d *x,
+                                               fp8q_memref_2d *out,
+                                               int64_t elemBytes, int64_t ranks,
+                                               void *stream) {
+  return guarded([&] {
+    return collectiveOp("fp8q_rt_device_all_gather", true, x, out, elemBytes,
+                        ranks, stream);
+  });
+}
+
+int32_t _mlir_ciface_fp8q_rt_device_reduce_scatter_bf16(fp8q_memref_2d *x,
+                                                        fp8q_memref_2d *out,
+                                                        int64_t ranks,
+                                                        void *stream) {
+  return guarded([&] {
+    return collectiveOp("fp8q_rt_device_reduce_scatter_bf16", false, x, out, 2,
+                        ranks, stream);
   });
 }
 
