@@ -2,7 +2,8 @@
 //
 // Calls the plain C entry points of fp8q/Runtime/fp8q_runtime.h (quantize,
 // rms_norm_quantize, add_rms_norm_quantize, silu_mul_quantize, materialize,
-// preshuffle, unpreshuffle, gemm) with descriptors decoded from the fuzz
+// preshuffle, unpreshuffle, gemm, all_gather, reduce_scatter_bf16) with
+// descriptors decoded from the fuzz
 // input: sizes, strides, offsets, null, misaligned and aliased pointers
 // (in place and partially overlapping), bad scalar arguments. Every buffer is
 // allocated with exactly the bytes its descriptor spans, so AddressSanitizer
@@ -274,7 +275,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<Operand *> earlier;
   Operand a, b, c, d, e, g, h, w;
   std::vector<Operand *> used; // operands the entry point must validate
-  const int entry = fdp.ConsumeIntegralInRange<int>(0, 15);
+  const int entry = fdp.ConsumeIntegralInRange<int>(0, 17);
   const int64_t m = fdp.ConsumeIntegralInRange<int64_t>(1, 40);
   int32_t status = FP8Q_OK;
 
@@ -363,6 +364,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               : entry == 11 ? fp8q_add_rms_norm_quantize_f16
                             : fp8q_add_rms_norm_quantize_f32;
     status = fn(&a.d, &h.d, &g.d1, &b.d, &c.d, y, &e.d, eps, group, fp8, keep);
+  } else if (entry >= 16) {
+    // all_gather (16) / reduce_scatter_bf16 (17): x (a), out (b). The CPU
+    // runtime is one rank (ranks > 1 refused after the checks); bad ranks
+    // and element sizes are refused first.
+    static const int64_t rankChoices[] = {1, 1, 1, 1, 2, 3, 0, -1};
+    static const int64_t eltChoices[] = {1, 2, 4, 3};
+    const int64_t ranks = rankChoices[fdp.ConsumeIntegralInRange<size_t>(0, 7)];
+    const int64_t eb =
+        entry == 17 ? 2 : eltChoices[fdp.ConsumeIntegralInRange<size_t>(0, 3)];
+    const size_t es = eb == 3 ? 1 : size_t(eb);
+    const int64_t cols = fdp.ConsumeIntegralInRange<int64_t>(1, 64);
+    const int64_t r = ranks >= 1 ? ranks : 1;
+    const int64_t outRows = entry == 16 ? r * m : m % r == 0 ? m / r : m;
+    if (!makeOperand(fdp, arena, earlier, a, es, m, cols) ||
+        !makeOperand(fdp, arena, earlier, b, es, outRows, cols))
+      return 0;
+    used = {&a, &b};
+    arena.snapshot();
+    status = entry == 16 ? fp8q_all_gather(&a.d, &b.d, eb, ranks)
+                         : fp8q_reduce_scatter_bf16(&a.d, &b.d, ranks);
   } else if (entry >= 13) {
     // silu_mul_quantize, bf16 / f16 / f32: gate (a), up (h), q (b), scale
     // (c). gate and up are often the two column halves of one [m, 2k]

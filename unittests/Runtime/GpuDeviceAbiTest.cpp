@@ -307,6 +307,31 @@ TEST_F(DeviceAbi, CollectivesCheckOperandsLikeTheHostAbi) {
     ASSERT_EQ(v, 0x1234);
 }
 
+/// The GPU runtimes' host ABI has the collectives too, one rank like the
+/// CPU runtime (same checks and messages).
+TEST_F(DeviceAbi, HostAbiCollectivesAreOneRank) {
+  std::vector<uint8_t> x(4 * 16, 1), out(8 * 16, 0xee);
+  fp8q_memref_2d xd = md(x.data(), 4, 16, 16, 1),
+                 od = md(out.data(), 8, 16, 16, 1),
+                 colMajor = md(x.data(), 4, 16, 1, 4);
+  EXPECT_EQ(fp8q_all_gather(&xd, &od, 1, 2), FP8Q_ERR_ARG);
+  EXPECT_NE(std::string(fp8q_last_error())
+                .find("fp8q_all_gather: ranks = 2, but the host ABI is one "
+                      "rank"),
+            std::string::npos)
+      << fp8q_last_error();
+  EXPECT_EQ(fp8q_all_gather(&colMajor, &od, 1, 2), FP8Q_ERR_LAYOUT);
+  EXPECT_NE(std::string(fp8q_last_error())
+                .find("operand x must be dense row-major (strides (16, 1)) "
+                      "but has strides (1, 4)"),
+            std::string::npos)
+      << fp8q_last_error();
+  for (uint8_t v : out)
+    ASSERT_EQ(v, 0xee);
+  // Host ABI errors are not sticky.
+  EXPECT_EQ(fp8q_device_status(), FP8Q_OK);
+}
+
 /// The communicator calls: argument checks first, then the library, which
 /// is opened once per process; here FP8Q_NCCL_LIBRARY names a file that
 /// does not exist, so every call that needs it fails with a message naming

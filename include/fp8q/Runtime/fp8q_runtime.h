@@ -348,8 +348,10 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm_v2(
  *    in rows [r * rows, (r + 1) * rows) of out.
  *  - reduce_scatter_bf16: x [rows, cols] bf16 with rows % ranks == 0; out
  *    [rows / ranks, cols] bf16 is rank r's block r of the sum over ranks.
- * The CPU runtime is one rank: ranks == 1 copies x into out, ranks > 1 is
- * FP8Q_ERR_ARG (after the operand checks). */
+ * These host entry points are one rank (the CPU runtime, and the GPU
+ * runtimes' host ABI): ranks == 1 copies x into out, ranks > 1 is
+ * FP8Q_ERR_ARG (after the operand checks); multi-rank collectives are the
+ * device entry points below, on a communicator. */
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_all_gather(fp8q_memref_2d *x,
                                                        fp8q_memref_2d *out,
                                                        int64_t elem_bytes,

@@ -11,6 +11,7 @@
 
 #include "GpuApi.h"
 #include "GpuOps.h"
+#include "fp8q_collective_checks.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -182,6 +183,36 @@ int32_t hostGemm(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
 }
 
 /// _mlir_ciface_ entry points exit on error (MLIR ignores results).
+/// all_gather / reduce_scatter_bf16 of the host ABI: one rank, as in the
+/// CPU runtime (the shared checks, then one copy; ranks > 1 refused). The
+/// multi-rank collectives are the device entry points, on a communicator.
+int32_t hostCollective(const char *entry, bool allGather, fp8q_memref_2d *x,
+                       fp8q_memref_2d *out, int64_t elemBytes, int64_t ranks) {
+  clearLastError();
+  fp8q::rt::CollectivePlan plan;
+  if (int32_t s = fp8q::rt::checkCollective(
+          entry,
+          allGather ? fp8q::rt::CollectiveKind::AllGather
+                    : fp8q::rt::CollectiveKind::ReduceScatter,
+          x, out, elemBytes, ranks, plan))
+    return s;
+  if (ranks != 1)
+    return fail(entry, FP8Q_ERR_ARG,
+                "ranks = %lld, but the host ABI is one rank (ranks must be "
+                "1); multi-rank collectives are the device entry points "
+                "(fp8q_rt_device_all_gather, fp8q_rt_device_comm_init)",
+                (long long)ranks);
+  // Host or device memory on either side: the driver picks the direction.
+  hipError_t e = hipMemcpy(plan.out.base, plan.x.base, (size_t)plan.xBytes,
+                           hipMemcpyDefault);
+  if (e != hipSuccess) {
+    (void)hipGetLastError();
+    return fail(entry, FP8Q_ERR_DEVICE, "hipMemcpy of %lld bytes: %s",
+                (long long)plan.xBytes, hipGetErrorString(e));
+  }
+  return FP8Q_OK;
+}
+
 int32_t orExit(int32_t s) {
   if (s != FP8Q_OK)
     exit(1);
@@ -296,5 +327,28 @@ int32_t _mlir_ciface_fp8q_rt_gemm(fp8q_memref_2d *q, fp8q_memref_2d *xs,
 }
 const char *fp8q_last_error(void) { return lastErrorMessage(); }
 const char *fp8q_status_name(int32_t s) { return fp8q::rt::statusName(s); }
+
+int32_t fp8q_all_gather(fp8q_memref_2d *x, fp8q_memref_2d *out,
+                        int64_t elemBytes, int64_t ranks) {
+  return hostCollective("fp8q_all_gather", true, x, out, elemBytes, ranks);
+}
+
+int32_t _mlir_ciface_fp8q_rt_all_gather(fp8q_memref_2d *x, fp8q_memref_2d *out,
+                                        int64_t elemBytes, int64_t ranks) {
+  return orExit(
+      hostCollective("fp8q_rt_all_gather", true, x, out, elemBytes, ranks));
+}
+
+int32_t fp8q_reduce_scatter_bf16(fp8q_memref_2d *x, fp8q_memref_2d *out,
+                                 int64_t ranks) {
+  return hostCollective("fp8q_reduce_scatter_bf16", false, x, out, 2, ranks);
+}
+
+int32_t _mlir_ciface_fp8q_rt_reduce_scatter_bf16(fp8q_memref_2d *x,
+                                                 fp8q_memref_2d *out,
+                                                 int64_t ranks) {
+  return orExit(
+      hostCollective("fp8q_rt_reduce_scatter_bf16", false, x, out, 2, ranks));
+}
 
 } // extern "C"
