@@ -14,9 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -384,6 +386,32 @@ TEST_F(DeviceAbi, CommunicatorWithoutTheLibraryIsAClearError) {
   EXPECT_EQ(fp8q_rt_device_comm_init(1, 0, nullptr), FP8Q_ERR_DEVICE);
   EXPECT_EQ(fp8q_rt_device_comm_destroy(), FP8Q_OK);
   unsetenv("FP8Q_NCCL_LIBRARY");
+}
+
+/// With a real NCCL (FP8Q_TEST_NCCL_LIBRARY, or the CUDA toolkit's), the
+/// library loads and reports its version without a GPU. The library is
+/// opened once per process, so this runs in a fresh one (threadsafe death
+/// test style: the test binary re-executed for this test only).
+TEST_F(DeviceAbi, RealNcclLibraryLoadsWithoutAGpu) {
+  const char *env = getenv("FP8Q_TEST_NCCL_LIBRARY");
+  const char *candidates[] = {env, "/usr/local/cuda/lib64/libnccl.so.2",
+                              "/usr/local/cuda/lib/libnccl.so.2",
+                              "/usr/local/cuda-13.0/lib/libnccl.so.2"};
+  const char *lib = nullptr;
+  for (const char *c : candidates)
+    if (c && !lib && access(c, R_OK) == 0)
+      lib = c;
+  if (!lib)
+    GTEST_SKIP() << "no libnccl.so.2 (set FP8Q_TEST_NCCL_LIBRARY)";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("FP8Q_NCCL_LIBRARY", lib, 1);
+        int32_t v = fp8q_rt_device_comm_nccl_version();
+        fprintf(stderr, "nccl version %d\n", (int)v);
+        exit(v > 0 && fp8q_device_status() == FP8Q_OK ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "nccl version [1-9][0-9]*");
 }
 
 TEST_F(DeviceAbi, DeviceBuffersOnAGpu) {
