@@ -61,7 +61,7 @@ if [ -z "${FP8Q_NCCL_LIBRARY:-}" ]; then
   done
 fi
 echo "FP8Q_NCCL_LIBRARY=${FP8Q_NCCL_LIBRARY:-(none found, the loader searches libnccl.so.2)}"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 # NCCL_DEBUG=WARN unless the caller asks for more.
 export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
 status=0
