@@ -3,6 +3,10 @@
 # bench/device_step_h200.sh runs on the GPU machine (which has no MLIR):
 #   tiny.{device,host}.so          examples/tiny, sm90, cublas kernel
 #   glm5-2.{device,host}.so        two full-width GLM-5 layers (TP 1)
+#   {tiny,glm5-2}-gfx950.{prepared,device,host}.so   weights prepared at
+#                                  load time on the device (see below)
+#   {tiny,glm5-2}-dp.{device,host}.so   --dp-attention at TP 1: one-rank
+#                                  collectives
 #   <model>-{fused,fused-noprod,nofusion,hand}.so   the whole decode step
 #                                  at TP 8, dynamic M, unrolled: fp8q with
 #                                  fusion, the same without the fused
@@ -39,6 +43,40 @@ compile tiny.host "$out/src/tiny.mlir" cpu "$host"
   -o "$out/src/glm5-2.mlir"
 compile glm5-2.device "$out/src/glm5-2.mlir" cuda "$device"
 compile glm5-2.host "$out/src/glm5-2.mlir" cpu "$host"
+
+# Weights prepared at load time on the device (issue 15): the gfx950 form
+# of both (ck_bpreshuffle: preshuffled weights) with its elementwise
+# kernels built for sm_90, so that it runs on an NVIDIA GPU through the
+# portable GEMM; @decode_step_prepare_weights preshuffles on the device.
+#   <m>-gfx950.prepared.so / .device.so / .host.so: prepared device,
+#   unprepared device, CPU reference.
+for m in tiny glm5-2; do
+  layers=
+  [ "$m" = glm5-2 ] && layers=--layers=2
+  cfg=$root/examples/tiny/config.json
+  [ "$m" = glm5-2 ] && cfg=$root/examples/glm5/config.json
+  "$gen" "$cfg" --target=gfx950 $layers -o "$out/src/$m-gfx950.mlir"
+  compile "$m-gfx950.prepared" "$out/src/$m-gfx950.mlir" cuda \
+    "execution=device gpu-chip=sm_90 prepare-weight-args=true"
+  compile "$m-gfx950.device" "$out/src/$m-gfx950.mlir" cuda \
+    "execution=device gpu-chip=sm_90"
+  compile "$m-gfx950.host" "$out/src/$m-gfx950.mlir" cpu ""
+done
+
+# Collectives (issue 20) at one rank: --dp-attention at TP 1, whose
+# all_gather / reduce_scatter run through NCCL on the GPU (a one-rank
+# communicator) and are copies on the CPU runtime.
+#   <m>-dp.device.so / .host.so
+"$gen" "$root/examples/tiny/config.json" --target=sm90 --dp-attention \
+  -o "$out/src/tiny-dp.mlir"
+"$gen" "$root/examples/glm5/config.json" --target=sm90 --layers=2 \
+  --dp-attention -o "$out/src/glm5-2-dp.mlir"
+for m in tiny glm5-2; do
+  compile "$m-dp.device" "$out/src/$m-dp.mlir" cuda "$device"
+  compile "$m-dp.host" "$out/src/$m-dp.mlir" cpu "$host"
+done
+# FP8Q_ARTIFACTS=small stops here (the per-model steps below take minutes).
+[ "${FP8Q_ARTIFACTS:-all}" = small ] && { ls -la "$out"/*.so; exit 0; }
 
 # FP8Q_STEP_FORM=loop builds the steps with their layers as a loop (fast to
 # compile, but a residual add that crosses the loop's back edge is not

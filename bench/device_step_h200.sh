@@ -10,7 +10,11 @@
 #   bench/host_overhead.cpp per runtime call, and the per-step host enqueue
 #   time of MODEL's fused step, default glm5 at M = 16)
 #   torch:MODEL[:Ms] (the PyTorch anchor of the GEMMs alone, bench/
-#   gemm_step_torch.py, beside the gemms and gemms-torchset artifacts)
+#   gemm_step_torch.py, beside the gemms and gemms-torchset artifacts),
+#   prepared (weights prepared at load time on the device, gfx950 form
+#   through the portable GEMM), collectives (--dp-attention at TP 1:
+#   one-rank NCCL all_gather / reduce_scatter; FP8Q_NCCL_LIBRARY or the
+#   pip nvidia-nccl package)
 #   (default: check compare steps:glm5:1,16 host)
 # The steps phase appends one CSV line per run to OUT/step_time.csv
 # (bench/plot_step_time.py draws it); the host phase writes
@@ -91,6 +95,53 @@ for phase in "${phases[@]}"; do
           --inputs fp8q-run-seeds --warmup 5 --iters 50 $g 2>&1 |
           grep -vE "^dynamic|^artifact" | head -12
       done
+    done
+    ;;
+  prepared)
+    # Weights prepared once on the device (gfx950 form, portable GEMM):
+    # against the CPU runtime, and byte for byte against the unprepared
+    # device artifact.
+    for m in tiny glm5-2; do
+      for g in "" --graph; do
+        echo "== $m-gfx950 prepared $g"
+        "$run" "$art/$m-gfx950.prepared.so" --reference "$art/$m-gfx950.host.so" \
+          --inputs fp8q-run-seeds --warmup 3 --iters 20 $g \
+          --dump-results "$out/$m-prepared" 2>&1 |
+          grep -vE "^dynamic|^artifact" | head -12
+      done
+      "$run" "$art/$m-gfx950.device.so" --inputs fp8q-run-seeds --warmup 0 \
+        --iters 1 --dump-results "$out/$m-unprepared" 2>&1 | grep -E "error" | head -3
+      if cmp "$out/$m-prepared.0.f32" "$out/$m-unprepared.0.f32"; then
+        echo "PREPARED $m: output byte for byte the unprepared device step's"
+      else
+        echo "PREPARED $m: output DIFFERS from the unprepared device step's"
+      fi
+    done
+    ;;
+  collectives)
+    # One-rank collectives through NCCL: --dp-attention at TP 1 against the
+    # CPU runtime, and byte for byte against the plain device step.
+    if [ -z "${FP8Q_NCCL_LIBRARY:-}" ]; then
+      lib=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)
+      [ -n "$lib" ] && [ -f "$lib" ] && export FP8Q_NCCL_LIBRARY=$lib
+    fi
+    echo "FP8Q_NCCL_LIBRARY=${FP8Q_NCCL_LIBRARY:-(default libnccl.so.2)}"
+    for m in tiny glm5-2; do
+      for g in "" --graph; do
+        echo "== $m-dp $g"
+        "$run" "$art/$m-dp.device.so" --reference "$art/$m-dp.host.so" \
+          --inputs fp8q-run-seeds --warmup 3 --iters 20 $g \
+          --dump-results "$out/$m-dp" 2>&1 |
+          grep -vE "^dynamic|^artifact" | head -12
+      done
+      "$run" "$art/$m.device.so" --inputs fp8q-run-seeds --warmup 3 \
+        --iters 20 --graph --dump-results "$out/$m-plain" 2>&1 |
+        grep -E "^steps:|error" | head -3
+      if cmp "$out/$m-dp.0.f32" "$out/$m-plain.0.f32"; then
+        echo "COLLECTIVES $m: output byte for byte the plain device step's"
+      else
+        echo "COLLECTIVES $m: output DIFFERS from the plain device step's"
+      fi
     done
     ;;
   steps:*)
@@ -195,7 +246,7 @@ for phase in "${phases[@]}"; do
     done
     ;;
   *)
-    echo "unknown phase '$phase' (check, compare, steps:MODEL[:Ms], host[:MODEL[:M]], torch:MODEL[:Ms])"
+    echo "unknown phase '$phase' (check, compare, prepared, collectives, steps:MODEL[:Ms], host[:MODEL[:M]], torch:MODEL[:Ms])"
     ;;
   esac
   echo "[$phase done at $(($(date +%s) - t0)) s]"

@@ -10,18 +10,21 @@
 
 #include "fp8q/Conversion/Passes.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
+#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 #include "fp8q/Pipelines/Pipelines.h"
-#include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Transforms/Passes.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace fp8q {
 
 /// Adds the fp8q dialect to `registry`, with the external models fp8q
-/// attaches to upstream ops (bufferization, scale-layout carriers).
+/// attaches to upstream ops (bufferization, scale-layout carriers), and
+/// upstream's shard dialect, whose collectives model tensor-parallel
+/// boundaries (docs/Lowering.md, "Collectives").
 inline void registerFp8qDialects(mlir::DialectRegistry &registry) {
-  registry.insert<Fp8qDialect>();
+  registry.insert<Fp8qDialect, mlir::shard::ShardDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
   registerScaleLayoutCarrierExternalModels(registry);
 }

@@ -1,6 +1,7 @@
 //===- ArtifactSpec.cpp - What an fp8q artifact exports -------------------===//
 
 #include "fp8q/Artifact/ArtifactSpec.h"
+#include "fp8q/Dialect/IR/Collectives.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -90,6 +91,25 @@ FailureOr<ArtifactSpec> collectEntries(ModuleOp module) {
     llvm::raw_string_ostream os(spec.target);
     target.print(os);
   }
+  // One communicator per artifact: every collective among the same ranks.
+  WalkResult ranks = module.walk([&](Operation *op) {
+    if (!isShardCollective(op))
+      return WalkResult::advance();
+    FailureOr<int64_t> n = getCollectiveRanks(op);
+    if (failed(n))
+      return WalkResult::interrupt();
+    if (spec.collectiveRanks && spec.collectiveRanks != *n) {
+      emitError(op->getLoc(), "fp8q-compile: ")
+          << "collective among " << *n << " ranks, but another in the module "
+          << "is among " << spec.collectiveRanks
+          << "; an artifact holds one communicator";
+      return WalkResult::interrupt();
+    }
+    spec.collectiveRanks = *n;
+    return WalkResult::advance();
+  });
+  if (ranks.wasInterrupted())
+    return failure();
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!fn.isPublic() || fn.isExternal())
       continue;
@@ -226,6 +246,8 @@ std::string renderManifest(const ArtifactSpec &spec) {
   writeString(os, spec.execution);
   os << ",\"target\":";
   writeString(os, spec.target);
+  if (spec.collectiveRanks)
+    os << ",\"collective_ranks\":" << spec.collectiveRanks;
   os << ",\"entries\":[";
   for (auto [i, entry] : llvm::enumerate(spec.entries)) {
     os << (i ? "," : "") << "{\"name\":";

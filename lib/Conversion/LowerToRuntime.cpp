@@ -16,6 +16,10 @@
 // (the initial value of a weight preshuffled at compile time) and the
 // module's `fp8q.target` are dropped by a pattern as well.
 //
+// The shard collectives bufferization turned into fp8q.buffer.all_gather /
+// reduce_scatter become the ABI's collective calls; their shard.grid
+// symbols are erased once nothing names them.
+//
 // The ABI's scalar codes (kernel ids, fp8 flavours, weight layouts) are
 // taken from the ABI header and the contract table, never restated here.
 // fp8 operands are declared as byte buffers (i8): the flavour travels only
@@ -25,6 +29,7 @@
 
 #include "fp8q/Conversion/DeviceExecution.h"
 #include "fp8q/Conversion/Passes.h"
+#include "fp8q/Dialect/IR/Collectives.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Runtime/fp8q_formats.h"
@@ -37,6 +42,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -295,6 +301,48 @@ struct PreshuffleLowering : RuntimeCallPattern<BufferPreshuffleOp> {
   }
 };
 
+/// The collectives (docs/RuntimeABI.md, "Collectives"): an all_gather
+/// moves rows of any element type, so it passes the element's bytes; the
+/// reduce_scatter sums bf16. Both pass the communicator's rank count, which
+/// the runtime checks against the communicator it holds.
+struct AllGatherLowering : RuntimeCallPattern<BufferAllGatherOp> {
+  using RuntimeCallPattern::RuntimeCallPattern;
+  LogicalResult
+  matchAndRewrite(BufferAllGatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elt = cast<MemRefType>(op.getInput().getType()).getElementType();
+    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+    // One declaration for every element type: the operands are passed as
+    // i8 descriptors (sizes and strides still count elements; elem_bytes
+    // says how wide). The cast disappears once both sides are LLVM structs.
+    auto asElements = [&](Value buffer) -> Value {
+      auto type = cast<MemRefType>(buffer.getType());
+      if (type.getElementType().isInteger(8))
+        return buffer;
+      auto i8 = MemRefType::get(type.getShape(), rewriter.getI8Type(),
+                                type.getLayout(), type.getMemorySpace());
+      return UnrealizedConversionCastOp::create(rewriter, loc, i8, buffer)
+          .getResult(0);
+    };
+    return calls.replaceWithCall(
+        rewriter, op, "fp8q_rt_all_gather",
+        {asElements(adaptor.getInput()), asElements(adaptor.getDest()),
+         i64(rewriter, loc, bytes), i64(rewriter, loc, op.getRanks())});
+  }
+};
+
+struct ReduceScatterLowering : RuntimeCallPattern<BufferReduceScatterOp> {
+  using RuntimeCallPattern::RuntimeCallPattern;
+  LogicalResult
+  matchAndRewrite(BufferReduceScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return calls.replaceWithCall(rewriter, op, "fp8q_rt_reduce_scatter_bf16",
+                                 {adaptor.getInput(), adaptor.getDest(),
+                                  i64(rewriter, op.getLoc(), op.getRanks())});
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // fp8q attributes outside fp8q ops
 //===----------------------------------------------------------------------===//
@@ -436,8 +484,8 @@ struct LowerToRuntimePass
 
     RewritePatternSet patterns(ctx);
     patterns.add<QuantizeLowering, RmsNormQuantizeLowering, GemmLowering,
-                 MaterializeLowering, PreshuffleLowering>(converter, ctx,
-                                                          calls);
+                 MaterializeLowering, PreshuffleLowering, AllGatherLowering,
+                 ReduceScatterLowering>(converter, ctx, calls);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
@@ -457,6 +505,19 @@ struct LowerToRuntimePass
     });
     if (failed(applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    // The grids the collectives named are gone with them (their rank count
+    // is in each call); a collective left unbufferized is reported.
+    WalkResult leftover = module.walk([](Operation *op) {
+      if (!isShardCollective(op))
+        return WalkResult::advance();
+      emitErrorAt(op) << "shard collective left on tensors: bufferize the "
+                         "module (--fp8q-bufferize) before lowering";
+      return WalkResult::interrupt();
+    });
+    if (leftover.wasInterrupted())
+      return signalPassFailure();
+    for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
+      grid.erase();
     numCalls = calls.getNumCalls();
   }
 };

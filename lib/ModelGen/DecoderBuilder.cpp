@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -97,8 +99,8 @@ Value DecoderBuilder::bf16Linear(Value x, int64_t n, int64_t k,
   Value w = parameter((name + ".weight").str(), {k, n}, b.getBF16Type());
   if (cast<RankedTensorType>(x.getType()).getElementType() != b.getBF16Type())
     x = arith::TruncFOp::create(b, l, act(k), x);
-  SmallVector<OpFoldResult> sizes{b.getIndexAttr(o.tokens), b.getIndexAttr(n)};
-  if (ShapedType::isDynamic(o.tokens))
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(rows), b.getIndexAttr(n)};
+  if (ShapedType::isDynamic(rows))
     sizes[0] = tensor::DimOp::create(b, l, x, 0).getResult();
   Value init = tensor::EmptyOp::create(b, l, sizes, b.getBF16Type());
   Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(b.getBF16Type()));
@@ -150,15 +152,14 @@ std::pair<Value, Value> DecoderBuilder::quant(Value x, int64_t k,
 
 Value DecoderBuilder::slice(Value x, int64_t col, int64_t width,
                             StringRef name) {
-  OpFoldResult rows = b.getIndexAttr(o.tokens);
-  if (ShapedType::isDynamic(o.tokens))
-    rows = tensor::DimOp::create(b, loc(name), x, 0).getResult();
+  OpFoldResult sliceRows = b.getIndexAttr(rows);
+  if (ShapedType::isDynamic(rows))
+    sliceRows = tensor::DimOp::create(b, loc(name), x, 0).getResult();
   auto type = cast<RankedTensorType>(x.getType());
   return tensor::ExtractSliceOp::create(
-      b, loc(name),
-      RankedTensorType::get({o.tokens, width}, type.getElementType()), x,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(col)},
-      ArrayRef<OpFoldResult>{rows, b.getIndexAttr(width)},
+      b, loc(name), RankedTensorType::get({rows, width}, type.getElementType()),
+      x, ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(col)},
+      ArrayRef<OpFoldResult>{sliceRows, b.getIndexAttr(width)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
 }
 
@@ -171,7 +172,7 @@ Value DecoderBuilder::gatedActivation(Value gateUp, int64_t width,
       arith::ExtFOp::create(b, l, f32, slice(gateUp, width, width, name));
   // SiLU(g) = g / (1 + exp(-g)).
   SmallVector<Value> dynamicSizes;
-  if (ShapedType::isDynamic(o.tokens))
+  if (ShapedType::isDynamic(rows))
     dynamicSizes.push_back(tensor::DimOp::create(b, l, gate, 0));
   Value one = tensor::SplatOp::create(
       b, l, f32, arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f)),
@@ -200,6 +201,42 @@ func::FuncOp DecoderBuilder::handoff() {
   return handoffFn;
 }
 
+FlatSymbolRefAttr DecoderBuilder::tpGrid() {
+  if (tpGridRef)
+    return tpGridRef;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  shard::GridOp::create(b, NameLoc::get(b.getStringAttr("tp_grid")), "tp",
+                        ArrayRef<int64_t>{o.tp});
+  tpGridRef = FlatSymbolRefAttr::get(ctx, "tp");
+  return tpGridRef;
+}
+
+/// The rows of `v`'s type times / divided by the ranks (dynamic stays
+/// dynamic).
+static RankedTensorType withRows(Value v, int64_t rows) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return RankedTensorType::get({rows, type.getDimSize(1)},
+                               type.getElementType(), type.getEncoding());
+}
+
+Value DecoderBuilder::allGatherRows(Value v, StringRef name) {
+  int64_t m = cast<RankedTensorType>(v.getType()).getDimSize(0);
+  int64_t gathered = ShapedType::isDynamic(m) ? m : m * o.tp;
+  return shard::AllGatherOp::create(b, loc(name), withRows(v, gathered),
+                                    tpGrid(), b.getDenseI16ArrayAttr({0}), v,
+                                    b.getIndexAttr(0));
+}
+
+Value DecoderBuilder::reduceScatterRows(Value v, StringRef name) {
+  int64_t m = cast<RankedTensorType>(v.getType()).getDimSize(0);
+  int64_t kept = ShapedType::isDynamic(m) ? m : m / o.tp;
+  return shard::ReduceScatterOp::create(
+      b, loc(name), withRows(v, kept), tpGrid(), b.getDenseI16ArrayAttr({0}), v,
+      shard::ReductionKindAttr::get(ctx, shard::ReductionKind::Sum),
+      b.getIndexAttr(0));
+}
+
 OwningOpRef<ModuleOp> DecoderBuilder::build() {
   if (llvm::Error e = checkDecoderSize(c, o)) {
     emitError(NameLoc::get(b.getStringAttr("decoder")))
@@ -208,7 +245,7 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
   }
   ctx->loadDialect<Fp8qDialect, arith::ArithDialect, func::FuncDialect,
                    linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
-                   tensor::TensorDialect>();
+                   shard::ShardDialect, tensor::TensorDialect>();
   OwningOpRef<ModuleOp> owned =
       ModuleOp::create(NameLoc::get(b.getStringAttr("decoder")));
   module = *owned;
@@ -238,7 +275,7 @@ OwningOpRef<ModuleOp> DecoderBuilder::build() {
   }
 
   int64_t layers = o.numLayers > 0 ? o.numLayers : c.numHiddenLayers;
-  if (c.numAttentionHeads % o.tp != 0) {
+  if (c.numAttentionHeads % o.attentionTp() != 0) {
     emitError(module.getLoc())
         << "num_attention_heads = " << c.numAttentionHeads
         << " is not divisible by the tensor-parallel degree " << o.tp;
@@ -350,7 +387,13 @@ llvm::Error checkParallelism(const ModelConfig &c,
         "--ep={0} does not divide {1} = {2}: expert parallelism gives every "
         "rank whole experts; pick a divisor of {2}",
         ep, c.expertsField, c.nRoutedExperts));
-  if (c.attention == AttentionKind::GQA) {
+  if (options.dpAttention && (options.format == BlockFormat::MxFp4 ||
+                              options.format == BlockFormat::NvFp4))
+    return error("--dp-attention gathers the quantized activation, and "
+                 "packed f4E2M1FN codes are not gathered: use an FP8 format "
+                 "(fp8, ue8m0, mxfp8) with --dp-attention");
+  // Under --dp-attention attention keeps whole heads (nothing to split).
+  if (c.attention == AttentionKind::GQA && !options.dpAttention) {
     int64_t kv = c.numKeyValueHeads;
     if (kv % tp != 0 && tp % kv != 0)
       return error(llvm::formatv(

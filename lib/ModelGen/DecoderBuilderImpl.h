@@ -33,19 +33,19 @@ class DecoderBuilder {
 public:
   DecoderBuilder(MLIRContext *ctx, const ModelConfig &config,
                  const DecoderOptions &options)
-      : ctx(ctx), b(ctx), c(config), o(options) {}
+      : ctx(ctx), b(ctx), c(config), o(options), rows(options.tokens) {}
 
   OwningOpRef<ModuleOp> build();
 
   // Types.
   RankedTensorType act(int64_t k, Type elt = {}) {
-    return RankedTensorType::get({o.tokens, k}, elt ? elt : b.getBF16Type());
+    return RankedTensorType::get({rows, k}, elt ? elt : b.getBF16Type());
   }
   RankedTensorType fp8Act(int64_t k) {
-    return RankedTensorType::get({o.tokens, k}, fp8);
+    return RankedTensorType::get({rows, k}, fp8);
   }
   RankedTensorType scale(int64_t k) {
-    return RankedTensorType::get({o.tokens, k / group()}, scaleElt);
+    return RankedTensorType::get({rows, k / group()}, scaleElt);
   }
   /// The quantization group along K of the format (128, 32 or 16).
   int64_t group() const {
@@ -117,11 +117,21 @@ public:
   /// The GQA form: (q, k, v[, q_norm, k_norm weights]) -> [M, heads*head_dim].
   func::FuncOp gqaAttentionCore(TypeRange argTypes, Type resultType);
   func::FuncOp handoff();
+  /// --dp-attention: the one-axis grid @tp of the tensor-parallel ranks
+  /// (shard.grid, created once), and the collectives along its rows:
+  /// `v` [M, k] of every rank concatenated into [tp * M, k], and a bf16
+  /// [tp * M, k] summed over the ranks with this rank's [M, k] block kept.
+  FlatSymbolRefAttr tpGrid();
+  Value allGatherRows(Value v, StringRef name);
+  Value reduceScatterRows(Value v, StringRef name);
 
   MLIRContext *ctx;
   OpBuilder b;
   const ModelConfig &c;
   const DecoderOptions &o;
+  /// Rows (M) of the activations being built: the step's tokens, or all
+  /// ranks' tokens (tp * M) inside the MLP under --dp-attention.
+  int64_t rows;
   /// The q / weight element type and the scale element type of the format.
   Type fp8, scaleElt;
   /// NVFP4's rank-0 f32 global scale, one argument of @decode_step.
@@ -135,6 +145,7 @@ public:
   int64_t loopLayers = 0;
   llvm::StringMap<Value> stacked;
   func::FuncOp attentionCoreFn, handoffFn;
+  FlatSymbolRefAttr tpGridRef;
 };
 
 } // namespace modelgen

@@ -48,8 +48,8 @@ func::FuncOp DecoderBuilder::gqaAttentionCore(TypeRange argTypes,
 
 Value DecoderBuilder::gqaAttentionBlock(Value h) {
   int64_t hidden = c.hiddenSize, hd = c.headDim;
-  int64_t heads = c.numAttentionHeads / o.tp;
-  int64_t kvHeads = std::max<int64_t>(1, c.numKeyValueHeads / o.tp);
+  int64_t heads = c.numAttentionHeads / o.attentionTp();
+  int64_t kvHeads = std::max<int64_t>(1, c.numKeyValueHeads / o.attentionTp());
   int64_t qWidth = heads * hd, kvWidth = kvHeads * hd;
   StringRef names[] = {"self_attn.q_proj", "self_attn.k_proj",
                        "self_attn.v_proj", "self_attn.qkv_proj"};

@@ -35,7 +35,7 @@ func::FuncOp DecoderBuilder::attentionCore(TypeRange argTypes,
 }
 
 Value DecoderBuilder::mlaAttentionBlock(Value h) {
-  int64_t hidden = c.hiddenSize, heads = c.numAttentionHeads / o.tp;
+  int64_t hidden = c.hiddenSize, heads = c.numAttentionHeads / o.attentionTp();
   int64_t qkHead = c.qkNopeHeadDim + c.qkRopeHeadDim;
   Value kvLatent;
   auto [q0, s0] = rmsNormQuant(h, hidden, "input_layernorm");

@@ -1,9 +1,10 @@
 //===- Mlp.cpp - Dense and MoE MLP blocks --------------------------------===//
 //
 // The post-attention RMSNorm+quant, the tensor-parallel handoff of the
-// pre-quantized pair, then a dense SwiGLU MLP (gate_up + down) or an MoE
-// block: shared experts (split by --tp) and the top-k routed experts (whole
-// per rank for the MLA families or under --ep, else split by --tp).
+// pre-quantized pair (under --dp-attention an all-gather of it, and a
+// reduce-scatter of the MLP's output), then a dense SwiGLU MLP (gate_up + down)
+// or an MoE block: shared experts (split by --tp) and the top-k routed experts
+// (whole per rank for the MLA families or under --ep, else split by --tp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,12 +33,30 @@ Value DecoderBuilder::mlpBlock(Value h, bool dense) {
   Value q, s, normed;
   std::tie(q, s) = rmsNormQuant(h, hidden, "post_attention_layernorm",
                                 anyBf16 ? &normed : nullptr);
-  if (o.tp > 1) {
+  // --dp-attention: every rank's (q, scale) pair, and the bf16 input of the
+  // layers kept out of FP8, gathered for the tensor-parallel MLP; its rows
+  // are all ranks' tokens until the output is reduce-scattered back.
+  int64_t saved = rows;
+  if (o.dpAttention) {
+    q = allGatherRows(q, "mlp_all_gather_q");
+    s = allGatherRows(s, "mlp_all_gather_scale");
+    if (normed)
+      normed = allGatherRows(normed, "mlp_all_gather_normed");
+    rows = cast<RankedTensorType>(q.getType()).getDimSize(0);
+  } else if (o.tp > 1) {
     auto call =
         func::CallOp::create(b, loc("tp_handoff"), handoff(), ValueRange{q, s});
     q = call.getResult(0);
     s = call.getResult(1);
   }
+  // The MLP's output back on this rank's tokens before the residual add.
+  auto residual = [&](Value out) {
+    if (o.dpAttention) {
+      out = reduceScatterRows(out, "mlp_reduce_scatter");
+      rows = saved;
+    }
+    return add(h, out, "mlp_residual");
+  };
   auto expert = [&](int64_t width, StringRef name) {
     Value gateUp = linear(q, s, 2 * width, hidden, gateUpName(name), normed);
     Value a = gatedActivation(gateUp, width, (name + ".act").str());
@@ -48,7 +67,7 @@ Value DecoderBuilder::mlpBlock(Value h, bool dense) {
     return linear(qa, sa, hidden, width, down);
   };
   if (dense)
-    return add(h, expert(c.intermediateSize / o.tp, "mlp"), "mlp_residual");
+    return residual(expert(c.intermediateSize / o.tp, "mlp"));
   Value sum;
   auto accumulate = [&](Value v) { sum = sum ? add(sum, v, "moe_sum") : v; };
   if (c.nSharedExperts > 0) {
@@ -66,7 +85,11 @@ Value DecoderBuilder::mlpBlock(Value h, bool dense) {
   int64_t width = whole ? c.moeIntermediateSize : c.moeIntermediateSize / o.tp;
   for (int64_t e = 0; e < c.numExpertsPerTok; ++e)
     accumulate(expert(width, llvm::formatv("mlp.experts.{0}", e).str()));
-  return sum ? add(h, sum, "mlp_residual") : h;
+  if (!sum) {
+    rows = saved;
+    return h;
+  }
+  return residual(sum);
 }
 
 } // namespace modelgen

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScaleLayoutAnalysisImpl.h"
+#include "fp8q/Dialect/IR/Collectives.h"
 #include "fp8q/Interfaces/ScaleLayoutInterfaces.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -284,6 +285,13 @@ void ScaleLayoutAnalysis::Impl::classifyUsesOf(unsigned valueIndex, Value v,
       }
     } else if (isa<tensor::DimOp>(user)) {
       // Reads only the shape.
+    } else if (isShardCollective(user)) {
+      // A collective concatenates or splits whole rows of bytes: the scale
+      // crosses it row_major (its result is pinned to its type, like every
+      // producer that is not a quantize).
+      su.kind = ScaleNeed::Exact;
+      su.layout = rowMajor;
+      su.consumer = ScaleConsumer::Collective;
     } else if (uint8_t kind = kindOf(user); kind & kRegionBranch) {
       if (Value target = forwardTarget(user, use))
         flow(target);

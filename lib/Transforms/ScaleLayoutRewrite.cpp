@@ -68,6 +68,10 @@ std::string fp8q::describeScaleConsumer(const ScaleUse &use) {
                  symbol().getValue());
   case ScaleConsumer::Successor:
     return exact("successor block argument");
+  case ScaleConsumer::Collective:
+    return "'" + operand.getOwner()->getName().getStringRef().str() + "' at " +
+           describeLoc(operand.getOwner()) +
+           " (row_major: a collective moves whole rows of bytes)";
   case ScaleConsumer::WScale:
     if (use.kind == ScaleNeed::Exact)
       return exact("w_scale of fp8q.gemm");

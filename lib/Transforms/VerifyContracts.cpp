@@ -4,10 +4,12 @@
 // and target from the contract table; its x_scale from ScaleLayoutAnalysis
 // in read-only mode, the rule propagation solves for (a kernel's scale
 // layout by bytes), so what propagation proves and what this pass checks
-// are one definition.
+// are one definition. Every shard collective: one fp8q lowers, with the
+// scales crossing it row_major.
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8q/Dialect/IR/Collectives.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Support/Diagnostics.h"
 #include "fp8q/Target/KernelContracts.h"
@@ -46,9 +48,47 @@ struct VerifyContractsPass
         failedAny = true;
       }
     });
+    module.walk([&](Operation *op) {
+      if (isShardCollective(op) && failed(verifyCollective(op))) {
+        ++numViolations;
+        failedAny = true;
+      }
+    });
     if (failedAny)
       signalPassFailure();
     markAllAnalysesPreserved();
+  }
+
+  /// A collective fp8q lowers (fp8q/Dialect/IR/Collectives.h) moves whole
+  /// rows of dense bytes: a scale crossing it is row_major on both sides,
+  /// and packed FP4 codes (two per byte) are not gathered.
+  static LogicalResult verifyCollective(Operation *op) {
+    if (failed(getCollectiveRanks(op)))
+      return failure();
+    for (Type type :
+         llvm::concat<Type>(llvm::to_vector(op->getOperandTypes()),
+                            llvm::to_vector(op->getResultTypes()))) {
+      auto tensor = cast<RankedTensorType>(type);
+      if (isa<Float4E2M1FNType>(tensor.getElementType()))
+        return fp8q::emitOpErrorAt(op)
+               << "breaks the collective contract: packed f4E2M1FN codes "
+                  "are not gathered (quantize after the collective, or "
+                  "gather the bf16 activation)";
+      if (!isScaleTensorType(tensor))
+        continue;
+      LayoutAttr layout = getScaleLayout(tensor);
+      if (layout.isRowMajor())
+        continue;
+      return fp8q::emitOpErrorAt(op)
+             << "breaks the collective contract: a scale crosses a "
+                "collective row_major (the collective concatenates or splits "
+                "whole rows of bytes), got "
+             << layout << " in " << type
+             << "; gathering a column-major scale along its rows interleaves "
+                "the ranks' columns (the vLLM 42118 bug): materialize it "
+                "row_major before the collective";
+    }
+    return success();
   }
 
   /// w_scale: the layout the kernel reads (by bytes), and for UE8M0 gemms

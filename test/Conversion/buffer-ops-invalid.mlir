@@ -262,3 +262,51 @@ func.func @gemm_fp8_global(%q: memref<4x256xf8E4M3FN>, %s: memref<4x2xf32>, %w: 
   fp8q.buffer.gemm %q, %s, %w, %ws global(%g : memref<f32>), %o {kernel = #fp8q.kernel<ck>} : memref<4x256xf8E4M3FN>, memref<4x2xf32>, memref<32x256xf8E4M3FN>, memref<1x2xf32>, memref<4x32xbf16>
   return
 }
+
+// -----
+
+func.func @all_gather_element(%q: memref<4x256xf8E4M3FN>, %g: memref<8x256xf8E5M2>) {
+  // expected-error @below {{dest element type 'f8E5M2' must match input element type 'f8E4M3FN'}}
+  fp8q.buffer.all_gather %q, %g ranks(2) : memref<4x256xf8E4M3FN>, memref<8x256xf8E5M2>
+  return
+}
+
+// -----
+
+func.func @all_gather_strided(%s: memref<4x2xf32, strided<[1, 4]>>, %g: memref<8x2xf32>) {
+  // expected-error @below {{input must be a contiguous row-major buffer (a collective moves whole rows of bytes), got 'memref<4x2xf32, strided<[1, 4]>>'}}
+  fp8q.buffer.all_gather %s, %g ranks(2) : memref<4x2xf32, strided<[1, 4]>>, memref<8x2xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_columns(%q: memref<4x256xf8E4M3FN>, %g: memref<8x128xf8E4M3FN>) {
+  // expected-error @below {{input and dest must have the same static number of columns, got [4x256] and [8x128]}}
+  fp8q.buffer.all_gather %q, %g ranks(2) : memref<4x256xf8E4M3FN>, memref<8x128xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @all_gather_rows(%q: memref<4x256xf8E4M3FN>, %g: memref<4x256xf8E4M3FN>) {
+  // expected-error @below {{dest must have shape [8x256], got [4x256]}}
+  fp8q.buffer.all_gather %q, %g ranks(2) : memref<4x256xf8E4M3FN>, memref<4x256xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_divisible(%y: memref<6x64xbf16>, %r: memref<?x64xbf16>) {
+  // expected-error @below {{input rows (6) must be a multiple of ranks (4)}}
+  fp8q.buffer.reduce_scatter %y, %r ranks(4) : memref<6x64xbf16>, memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @ranks_positive(%y: memref<4x64xbf16>, %r: memref<4x64xbf16>) {
+  // expected-error @below {{attribute 'ranks' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  fp8q.buffer.reduce_scatter %y, %r ranks(0) : memref<4x64xbf16>, memref<4x64xbf16>
+  return
+}

@@ -70,6 +70,14 @@ static cl::opt<std::string>
            cl::desc("Tokens per step M: 1 to 1048576, or '?' for a dynamic "
                     "M (default: 16)"),
            cl::value_desc("n|?"), cl::init("16"), cl::cat(category));
+static cl::opt<bool> dpAttention(
+    "dp-attention",
+    cl::desc("Data-parallel attention: each --tp rank runs attention with "
+             "whole heads on its own tokens; the post-attention (q, scale) "
+             "pair is all-gathered for the tensor-parallel MLP and its "
+             "output reduce-scattered back (shard collectives on grid @tp; "
+             "default: off)"),
+    cl::cat(category));
 static cl::opt<bool> layersAsLoop(
     "layers-as-loop",
     cl::desc("Put the MoE layers in one scf.for over stacked weights "
@@ -164,6 +172,7 @@ int main(int argc, char **argv) {
                 formatName + "'");
   options.format = *format;
   options.layersAsLoop = layersAsLoop;
+  options.dpAttention = dpAttention;
   options.numLayers = numLayers;
   if (tpDegree < 1 || tpDegree > fp8q::kMaxTensorParallel)
     return fail(formatv("--tp must be an integer from 1 to {0}, got {1}",

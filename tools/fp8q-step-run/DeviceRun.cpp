@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 
 #include <chrono>
+#include <cstdio>
 
 namespace fp8q::steprun {
 
@@ -50,6 +51,42 @@ struct DeviceRuntime {
   }
 };
 
+/// The runtime's communicator for one rank, destroyed with the session.
+struct CommSession {
+  int (*destroy)(void) = nullptr;
+
+  bool open(void *handle, const DeviceRuntime &runtime, std::string &error) {
+    auto init = reinterpret_cast<int (*)(int, int, const void *)>(
+        dlsym(handle, "fp8q_rt_device_comm_init"));
+    auto version = reinterpret_cast<int (*)(void)>(
+        dlsym(handle, "fp8q_rt_device_comm_nccl_version"));
+    destroy = reinterpret_cast<int (*)(void)>(
+        dlsym(handle, "fp8q_rt_device_comm_destroy"));
+    if (!init || !version || !destroy) {
+      destroy = nullptr;
+      error = "the artifact has collectives but its device runtime lacks "
+              "fp8q_rt_device_comm_init: rebuild the runtime "
+              "(scripts/build-cuda-runtime.sh)";
+      return false;
+    }
+    if (init(1, 0, nullptr) != 0) {
+      const char *message = runtime.lastError();
+      error = std::string("fp8q_rt_device_comm_init(1 rank) failed: ") +
+              (message ? message : "(no message)");
+      destroy = nullptr;
+      return false;
+    }
+    int code = version();
+    std::printf("collectives: NCCL %d.%d.%d, 1 rank\n", code / 10000,
+                code / 100 % 100, code % 100);
+    return true;
+  }
+  ~CommSession() {
+    if (destroy)
+      (void)destroy();
+  }
+};
+
 bool ok(hipError_t code, const char *what, std::string &error) {
   if (code == hipSuccess)
     return true;
@@ -72,6 +109,13 @@ bool runDevice(const Artifact &artifact, const Entry &entry, StepFn step,
     error = "no GPU";
     return false;
   }
+  // A step with collectives (one rank: run() refused more) runs them
+  // through the runtime's NCCL / RCCL communicator, as a serving stack's
+  // rank would.
+  CommSession comm;
+  if (artifact.manifest.collectiveRanks == 1 &&
+      !comm.open(artifact.handle, runtime, error))
+    return false;
   hipStream_t stream;
   if (!ok(hipStreamCreate(&stream), "hipStreamCreate", error))
     return false;

@@ -254,6 +254,14 @@ bool parseManifest(const std::string &json, Manifest &manifest,
   }
   manifest.execution = execution->string;
   manifest.target = target ? target->string : "";
+  if (const Value *ranks = root.get("collective_ranks")) {
+    if (ranks->kind != Value::Number || ranks->number < 1 ||
+        ranks->number > 1024 || ranks->number != int64_t(ranks->number)) {
+      error = "'collective_ranks' must be an integer from 1 to 1024";
+      return false;
+    }
+    manifest.collectiveRanks = int64_t(ranks->number);
+  }
   for (const Value &item : entries->array) {
     Entry entry;
     const Value *name = item.get("name"), *symbol = item.get("symbol"),

@@ -45,6 +45,9 @@ struct Entry {
 
 struct Manifest {
   std::string execution, target;
+  /// "collective_ranks": the ranks the step's collectives communicate
+  /// among (0 when the step has none).
+  int64_t collectiveRanks = 0;
   std::vector<Entry> entries;
   /// The entry called `name`, or null.
   const Entry *find(const std::string &name) const;

@@ -232,6 +232,15 @@ bool run(const Artifact &artifact, const Entry &entry,
     if (!prepare.fn)
       return false;
   }
+  if (artifact.manifest.collectiveRanks > 1) {
+    error = "'" + artifact.path + "' communicates among " +
+            std::to_string(artifact.manifest.collectiveRanks) +
+            " ranks (manifest 'collective_ranks'); fp8q-step-run is one "
+            "process on one GPU: compile the model with --tp 1 to run it "
+            "here, or launch one process per rank, each with its "
+            "communicator (fp8q_rt_device_comm_init, docs/RuntimeABI.md)";
+    return false;
+  }
   if (artifact.manifest.execution == "device")
     return runDevice(artifact, entry, step, prepare, inputs, options, outcome,
                      error);

@@ -56,6 +56,9 @@ struct ArtifactSpec {
   std::string execution = "host";
   /// The module's `fp8q.target` attribute as MLIR prints it ("" if none).
   std::string target;
+  /// The ranks the step's collectives communicate among (0: none; the
+  /// manifest's "collective_ranks" then is absent).
+  int64_t collectiveRanks = 0;
   std::vector<EntrySpec> entries;
 };
 

@@ -42,6 +42,14 @@ struct DecoderOptions {
   int64_t ep = 1;
   /// Tokens per step (M); ShapedType::kDynamic for `?`.
   int64_t tokens = 16;
+  /// Data-parallel attention (SGLang's --enable-dp-attention): each of the
+  /// `tp` ranks runs attention on its own M tokens with whole heads; the
+  /// post-attention (q, scale) pair is all-gathered across the ranks
+  /// (shard.all_gather on grid @tp) for the tensor-parallel MLP, whose bf16
+  /// output is reduce-scattered back to the rank's M tokens.
+  bool dpAttention = false;
+  /// The degree attention heads are split by: 1 under dpAttention.
+  int64_t attentionTp() const { return dpAttention ? 1 : tp; }
   /// Put the MoE layers in one scf.for over stacked weights.
   bool layersAsLoop = false;
   /// Override of num_hidden_layers (0: the config's).

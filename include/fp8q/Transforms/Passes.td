@@ -19,7 +19,10 @@ def VerifyContracts : Pass<"fp8q-verify-contracts", "mlir::ModuleOp"> {
     the others one per 128x128 block), the weight layout, and, when the
     module has an `fp8q.target`, that the kernel runs on that target (ROCm
     version; the fp8 flavour for FP8 1x128). A gemm without a kernel has no
-    contract to prove and is an error. Changes nothing.
+    contract to prove and is an error. Every `shard.all_gather` /
+    `shard.reduce_scatter` must be one fp8q lowers (dim 0, one static grid
+    axis; docs/Lowering.md, "Collectives"), with every scale crossing it
+    row_major and no packed f4E2M1FN operand. Changes nothing.
   }];
   let dependentDialects = ["::fp8q::Fp8qDialect"];
   let statistics = [

@@ -51,6 +51,9 @@ enum class ScaleConsumer {
   WScale,
   /// x_scale of the fp8q.gemm owning the operand (a kernel's requirement).
   XScale,
+  /// The operand of a shard collective (row_major exactly: it moves whole
+  /// rows of bytes; fp8q/Dialect/IR/Collectives.h).
+  Collective,
 };
 
 /// One classified use of a scale value.

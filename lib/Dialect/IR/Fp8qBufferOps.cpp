@@ -271,3 +271,49 @@ LogicalResult BufferPreshuffleOp::verify() {
                          << wType.getElementType();
   return verifyShape(*this, "dest", getDest(), wType.getShape());
 }
+
+/// A collective's buffers: the same element type, the same columns, dense
+/// row-major (identity layout), and dest's rows `ranks` times (`multiply`)
+/// or 1 / `ranks` of (otherwise) the input's where both are static.
+static LogicalResult verifyCollectiveBuffers(Operation *op, Value input,
+                                             Value dest, int64_t ranks,
+                                             bool multiply) {
+  auto inType = cast<MemRefType>(input.getType());
+  auto destType = cast<MemRefType>(dest.getType());
+  if (destType.getElementType() != inType.getElementType())
+    return op->emitOpError()
+           << "dest element type " << destType.getElementType()
+           << " must match input element type " << inType.getElementType();
+  for (auto [name, type] :
+       {std::pair<StringRef, MemRefType>{"input", inType}, {"dest", destType}})
+    if (!type.getLayout().isIdentity())
+      return op->emitOpError()
+             << name << " must be a contiguous row-major buffer (a collective "
+             << "moves whole rows of bytes), got " << type;
+  if (ShapedType::isDynamic(inType.getDimSize(1)) ||
+      inType.getDimSize(1) != destType.getDimSize(1))
+    return op->emitOpError()
+           << "input and dest must have the same static number of columns, "
+              "got ["
+           << formatShape(inType.getShape()) << "] and ["
+           << formatShape(destType.getShape()) << "]";
+  int64_t m = inType.getDimSize(0);
+  if (ShapedType::isDynamic(m))
+    return success();
+  if (!multiply && m % ranks != 0)
+    return op->emitOpError()
+           << "input rows (" << m << ") must be a multiple of ranks (" << ranks
+           << ")";
+  int64_t rows = multiply ? m * ranks : m / ranks;
+  return verifyShape(op, "dest", dest, {rows, inType.getDimSize(1)});
+}
+
+LogicalResult BufferAllGatherOp::verify() {
+  return verifyCollectiveBuffers(*this, getInput(), getDest(), getRanks(),
+                                 /*multiply=*/true);
+}
+
+LogicalResult BufferReduceScatterOp::verify() {
+  return verifyCollectiveBuffers(*this, getInput(), getDest(), getRanks(),
+                                 /*multiply=*/false);
+}

@@ -5,7 +5,9 @@
 // type states) and emits the destination-passing fp8q.buffer.* op. The one
 // exception is a materialization between layouts that address the same bytes
 // (MaterializeOp::isNoCopy): its result is a view of the operand's buffer,
-// so no buffer and no copy exist at run time.
+// so no buffer and no copy exist at run time. The shard collectives fp8q
+// lowers (all_gather, reduce_scatter along dim 0) get models here too: they
+// become fp8q.buffer.all_gather / reduce_scatter on contiguous buffers.
 //
 // Column-major scales are allocated as the transposed buffer [G, ld] and
 // viewed as [M, G] with strides (1, ld) through memref.reinterpret_cast, so
@@ -16,6 +18,7 @@
 #include "fp8q/Dialect/Transforms/BufferizableOpInterfaceImpl.h"
 #include "fp8q/Support/Diagnostics.h"
 
+#include "fp8q/Dialect/IR/Collectives.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 #include "fp8q/Dialect/IR/ScaleLayout.h"
 #include "fp8q/Runtime/fp8q_scale_layouts.h"
@@ -26,6 +29,8 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -509,6 +514,57 @@ struct MaterializeOpModel
   }
 };
 
+/// shard.all_gather / shard.reduce_scatter along dim 0 (fp8q/Dialect/IR/
+/// Collectives.h): the operand is read, the result is a new contiguous
+/// buffer with `ranks` times (gather) or 1 / `ranks` of (reduce_scatter)
+/// its rows, written by fp8q.buffer.all_gather / reduce_scatter. A scale
+/// typed in a layout other than row_major is refused: the collective
+/// concatenates or splits whole rows of bytes.
+template <typename OpTy, typename BufferOpTy, bool Gather>
+struct CollectiveOpModel
+    : public Fp8qOpModel<CollectiveOpModel<OpTy, BufferOpTy, Gather>, OpTy> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto coll = cast<OpTy>(op);
+    FailureOr<int64_t> ranks = getCollectiveRanks(op);
+    if (failed(ranks))
+      return failure();
+    auto resultType = cast<RankedTensorType>(coll.getResult().getType());
+    MemRefType memrefType = getFp8qOrIdentityMemRefType(resultType);
+    for (Type type : {Type(coll.getInput().getType()), Type(resultType)})
+      if (!getFp8qOrIdentityMemRefType(cast<RankedTensorType>(type))
+               .getLayout()
+               .isIdentity())
+        return fp8q::emitErrorAt(op)
+               << "a collective moves whole rows of a dense row-major "
+                  "buffer; "
+               << type
+               << " is not one: materialize the scale row_major before the "
+                  "collective and into this layout after it";
+    SmallVector<Value> ins;
+    if (failed(getBuffers(rewriter, {coll.getInput()}, options, state, ins)))
+      return failure();
+    Location loc = op->getLoc();
+    SmallVector<Value, 1> dynSizes;
+    if (resultType.isDynamicDim(0)) {
+      Value rows = getRows(rewriter, loc, ins[0]);
+      Value n = arith::ConstantIndexOp::create(rewriter, loc, *ranks);
+      dynSizes.push_back(
+          Gather ? arith::MulIOp::create(rewriter, loc, rows, n).getResult()
+                 : arith::DivUIOp::create(rewriter, loc, rows, n).getResult());
+    }
+    FailureOr<Value> out =
+        options.createAlloc(rewriter, loc, memrefType, dynSizes);
+    if (failed(out))
+      return fp8q::emitErrorAt(op)
+             << "cannot allocate a buffer for result of type " << resultType;
+    BufferOpTy::create(rewriter, loc, ins[0], *out,
+                       rewriter.getI64IntegerAttr(*ranks));
+    replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
+  }
+};
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
@@ -519,6 +575,14 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
     MaterializeOp::attachInterface<MaterializeOpModel>(*ctx);
     PreshuffleOp::attachInterface<PreshuffleOpModel>(*ctx);
     ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
+                     bufferization::BufferizationDialect>();
+  });
+  registry.addExtension(+[](MLIRContext *ctx, shard::ShardDialect *) {
+    shard::AllGatherOp::attachInterface<CollectiveOpModel<
+        shard::AllGatherOp, BufferAllGatherOp, /*Gather=*/true>>(*ctx);
+    shard::ReduceScatterOp::attachInterface<CollectiveOpModel<
+        shard::ReduceScatterOp, BufferReduceScatterOp, /*Gather=*/false>>(*ctx);
+    ctx->loadDialect<Fp8qDialect, arith::ArithDialect, memref::MemRefDialect,
                      bufferization::BufferizationDialect>();
   });
 }

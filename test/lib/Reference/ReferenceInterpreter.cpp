@@ -2,11 +2,13 @@
 
 #include "ReferenceInterpreter.h"
 
+#include "fp8q/Dialect/IR/Collectives.h"
 #include "fp8q/Dialect/IR/Fp8qDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
@@ -299,6 +301,19 @@ LogicalResult Interpreter::run(Operation *op) {
         set(o->getResult(0), get(o->getOperand(0)));
         return success();
       })
+      // One rank: a collective gives back its operand (more ranks have no
+      // single-process reference).
+      .Case<shard::AllGatherOp, shard::ReduceScatterOp>(
+          [&](Operation *o) -> LogicalResult {
+            FailureOr<int64_t> ranks = getCollectiveRanks(o);
+            if (failed(ranks))
+              return failure();
+            if (*ranks != 1)
+              return o->emitError("reference interpreter runs one rank; ")
+                     << o->getName() << " is among " << *ranks;
+            set(o->getResult(0), get(o->getOperand(0)));
+            return success();
+          })
       .Case([&](func::CallOp c) -> LogicalResult {
         auto callee = symbols.lookup<func::FuncOp>(c.getCallee());
         if (!callee || callee.isExternal())

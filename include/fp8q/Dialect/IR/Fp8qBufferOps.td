@@ -220,4 +220,59 @@ def Fp8q_BufferPreshuffleOp : Fp8q_BufferOp<"preshuffle"> {
   let assemblyFormat = "$w `,` $dest attr-dict `:` type($w) `,` type($dest)";
 }
 
+// Collectives (docs/Lowering.md, "Collectives"): bufferized shard.all_gather
+// and shard.reduce_scatter along dim 0. They move dense row-major bytes, so
+// both sides are contiguous buffers; a scale in another layout is
+// materialized row_major before it crosses (a dim-0 gather of a col_major
+// scale would interleave the ranks' blocks: vLLM 42118).
+def Fp8q_CollectiveMemRef
+    : MemRefRankOf<[BF16, F16, F32, F8E4M3FN, F8E4M3FNUZ, F8E5M2,
+                    F8E8M0FNU], [2]>;
+
+def Fp8q_BufferAllGatherOp : Fp8q_BufferOp<"all_gather"> {
+  let summary = "concatenate every rank's rows along dim 0";
+  let description = [{
+    dest[r * M + i, j] = input of rank r [i, j] for the `ranks` ranks of the
+    communicator (shard.all_gather on a one-axis grid, gather_axis = 0).
+    Both buffers are contiguous row-major; dest has ranks * M rows.
+
+    ```mlir
+    fp8q.buffer.all_gather %q, %g ranks(8)
+        : memref<16x6144xf8E4M3FN>, memref<128x6144xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins Arg<Fp8q_CollectiveMemRef, "input", [MemRead]>:$input,
+                       Arg<Fp8q_CollectiveMemRef, "destination", [MemWrite]>:
+                           $dest,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks);
+  let assemblyFormat = [{
+    $input `,` $dest `ranks` `(` $ranks `)` attr-dict `:` type($input) `,`
+    type($dest)
+  }];
+}
+
+def Fp8q_BufferReduceScatterOp : Fp8q_BufferOp<"reduce_scatter"> {
+  let summary = "sum every rank's rows, keep this rank's block of them";
+  let description = [{
+    dest[i, j] = sum over ranks r of input of rank r [rank * M / ranks + i, j]
+    (shard.reduce_scatter on a one-axis grid, reduction = sum,
+    scatter_axis = 0), bf16 in and out. Both buffers are contiguous
+    row-major; dest has M / ranks rows.
+
+    ```mlir
+    fp8q.buffer.reduce_scatter %y, %r ranks(8)
+        : memref<128x6144xbf16>, memref<16x6144xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[BF16], [2]>, "input", [MemRead]>:
+                           $input,
+                       Arg<MemRefRankOf<[BF16], [2]>, "destination",
+                           [MemWrite]>:$dest,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$ranks);
+  let assemblyFormat = [{
+    $input `,` $dest `ranks` `(` $ranks `)` attr-dict `:` type($input) `,`
+    type($dest)
+  }];
+}
+
 #endif // FP8Q_DIALECT_IR_FP8QBUFFEROPS_TD
