@@ -161,35 +161,43 @@ FP8Q_HOSTDEV inline uint32_t encodeE2M1Branchless(float x) {
 #define FP8Q_V2_FN_RAW 1
 #endif
 
-/// The E2M1 magnitude code of a in [0, 6] (not NaN), RNE: the grid has
-/// spacing 0.5 below 2, 1 in [2, 4) and 2 in [4, 6], so the binade b =
-/// (a >= 2) + (a >= 4) picks the magic M = 2^(22 + b), whose ulp is the
-/// spacing; a + M is then rounded by the FPU to nearest even (a < M, and
-/// the parity of the integer round(a / spacing) is the parity of the code,
+/// The E2M1 magnitude code of cm, the bits of a value a in [0, 6], RNE:
+/// the grid has spacing 0.5 below 2, 1 in [2, 4) and 2 in [4, 6], so the
+/// binade b = clamp(exponent(a), 0, 2) (from a's exponent field: at most
+/// 129, the exponent of 6) picks the magic M = 2^(22 + b), whose ulp is
+/// the spacing; the FPU rounds a + M to nearest even (a < M, and the
+/// parity of the integer round(a / spacing) is the parity of the code,
 /// whose offset 2b is even), and bits(a + M) - bits(M) + 2b is the code. A
 /// value rounding up to the next binade's first value (1.75 -> 2, 3.5 ->
 /// 4) gives that code, which is right.
-FP8Q_HOSTDEV inline uint32_t e2m1MagicMag(float a) {
-  const uint32_t b = (uint32_t)(a >= 2.0f) + (uint32_t)(a >= 4.0f);
-  const uint32_t magic = 0x4a800000u + (b << 23);
-  return floatBits(a + bitsFloat(magic)) - magic + 2u * b;
+FP8Q_HOSTDEV inline uint32_t e2m1MagicMag(uint32_t cm) {
+  const uint32_t e0 = cm >> 23, e = e0 > 127u ? e0 : 127u; // 127 + b
+  const uint32_t magic = (e + 22u) << 23;                  // bits of 2^(22+b)
+  return floatBits(bitsFloat(cm) + bitsFloat(magic)) - magic + 2u * (e - 127u);
+}
+
+/// min(|x|, 6) as bits, by an integer min: non-negative floats order like
+/// their bits, and every NaN magnitude is above 6's (so a NaN gives 6 on
+/// every target, with no fminf canonicalization).
+FP8Q_HOSTDEV inline uint32_t e2m1ClampBits(uint32_t bits) {
+  const uint32_t mag = bits & 0x7fffffffu;
+  return mag < 0x40c00000u ? mag : 0x40c00000u;
 }
 
 /// fp8q_e2m1_encode(x) for x not NaN (the group is known NaN-free): |x|
 /// clamped to 6 (infinity too), e2m1MagicMag, x's sign (-0 keeps it).
 FP8Q_HOSTDEV inline uint32_t encodeE2M1MagicNoNaN(float x) {
   const uint32_t bits = floatBits(x);
-  const float a = __builtin_fminf(bitsFloat(bits & 0x7fffffffu), 6.0f);
-  return e2m1MagicMag(a) | ((bits >> 28) & 0x8u);
+  return e2m1MagicMag(e2m1ClampBits(bits)) | ((bits >> 28) & 0x8u);
 }
 
 /// fp8q_e2m1_encode(x) for every x: encodeE2M1MagicNoNaN, except that a
-/// NaN is 0x7 without its sign, as the reference has it (the select also
-/// covers a target whose fminf would not drop the NaN).
+/// NaN is 0x7 without its sign, as the reference has it.
 FP8Q_HOSTDEV inline uint32_t encodeE2M1Magic(float x) {
-  const uint32_t bits = floatBits(x), mag = bits & 0x7fffffffu;
-  const uint32_t c = e2m1MagicMag(__builtin_fminf(bitsFloat(mag), 6.0f));
-  return mag > 0x7f800000u ? 0x7u : (c | ((bits >> 28) & 0x8u));
+  const uint32_t bits = floatBits(x);
+  const uint32_t c = e2m1MagicMag(e2m1ClampBits(bits));
+  return (bits & 0x7fffffffu) > 0x7f800000u ? 0x7u
+                                            : (c | ((bits >> 28) & 0x8u));
 }
 
 /// The element encoder of the E2M1 kernels (FP8Q_V2_E2M1_MAGIC picks it).
