@@ -10,6 +10,16 @@
 //      (NaN inputs only counted: the kernel re-encodes NaN codes in
 //      software) and encodeE2M1Branchless against fp8q_e2m1_encode (every
 //      input, NaN included);
+//   1c. issue 18's encoders (QuantizeV2Common.h) for all 2^32 fp32 bits:
+//      encodeE2M1Magic against fp8q_e2m1_encode (every input),
+//      encodeE2M1MagicNoNaN (every non-NaN input), and E4M3FNUZ through
+//      the E4M3FN hardware conversion of 2y, fnuzFromFn per byte and
+//      fnuzCodes8 eight at a time, against fp8q_fp8_encode(y, FNUZ) (every
+//      input, NaN included: FNUZ has one NaN code);
+//   1d. the FNUZ kernels' quotient path, fnuzQuantize8 with the exact
+//      scale (x / (amax / 240)) and a power-of-two one (x * rcp), for every
+//      pair (x, amax) of bf16 values against quantizeV2Value (the
+//      division is correctly rounded on both sides; every NaN is 0x80);
 //   2. the whole path, storeQ8<true> (fp32 values) and encode8Raw (the 1x128
 //      kernel, 16-bit words), for every pair (x, amax) of bf16 values and of
 //      f16 values, scale = fp8q_quant_scale(amax), rcp = 1 / scale as in the
@@ -68,6 +78,68 @@ __global__ void checkEncodeV2(Counts *c, int which) {
       if (!nan && n < 4)
         c->first[n] = u;
     }
+  }
+}
+
+/// 1c: which = 0 encodeE2M1Magic, 1 encodeE2M1MagicNoNaN, 2 fnuzFromFn on
+/// the hardware FN code of 2y, 3 fnuzCodes8 (8 consecutive inputs).
+__global__ void checkEncodeIssue18(Counts *c, int which) {
+  const uint32_t hiBits = blockIdx.x * (uint32_t)blockDim.x + threadIdx.x;
+  for (uint32_t i = 0; i < 1024; i += (which == 3 ? 8 : 1)) {
+    const uint32_t u = hiBits * 1024u + i;
+    const float f = fp8q_bits_f32(u);
+    unsigned n = 0;
+    if (which == 0) {
+      n = encodeE2M1Magic(f) != fp8q_e2m1_encode(f);
+    } else if (which == 1) {
+      n = (u & 0x7FFFFFFFu) <= 0x7F800000u &&
+          encodeE2M1MagicNoNaN(f) != fp8q_e2m1_encode(f);
+    } else if (which == 2) {
+      const uint32_t fn = fnCodesPair(2.0f * f, 0.0f) & 0xFFu;
+      n = fnuzFromFn(fn, fp8q_absf(f) > 232.0f) !=
+          fp8q_fp8_encode(f, FP8Q_F8E4M3FNUZ);
+    } else {
+      float y[8];
+      for (int k = 0; k < 8; ++k)
+        y[k] = fp8q_bits_f32(u + k);
+      uint32_t w[2];
+      fnuzCodes8(y, w);
+      for (int k = 0; k < 8; ++k)
+        n += ((w[k / 4] >> (8 * (k % 4))) & 0xFFu) !=
+             fp8q_fp8_encode(y[k], FP8Q_F8E4M3FNUZ);
+    }
+    if (n) {
+      unsigned long long k = atomicAdd(&c->bad, (unsigned long long)n);
+      if (k < 4)
+        c->first[k] = u;
+    }
+  }
+}
+
+/// 1d: block b: bf16 amax code b; each thread walks 256 bf16 x codes;
+/// pow2: the divisor is amax's power-of-two ceiling scale.
+template <bool Pow2> __global__ void checkFnuzPath(Counts *c) {
+  const float amax = fp8q_absf(fp8q_bf16_to_f32((uint16_t)blockIdx.x));
+  const int rounding = Pow2 ? FP8Q_ROUND_POW2_CEIL : FP8Q_ROUND_EXACT;
+  const float divisor =
+      fp8q_group_scale(amax, FP8Q_Q_F8E4M3FNUZ, rounding, 1.0f);
+  const bool hw = divisor != 0.0f && divisor <= 3.40282347e38f;
+  if (!hw)
+    return; // the kernel encodes such groups in software
+  const float rcp = Pow2 ? 1.0f / divisor : 0.0f;
+  for (uint32_t i = 0; i < 256; i += 8) {
+    float v[8];
+    for (int k = 0; k < 8; ++k)
+      v[k] = fp8q_bf16_to_f32((uint16_t)(threadIdx.x * 256u + i + k));
+    uint32_t w[2];
+    fnuzQuantize8(v, divisor, rcp, Pow2, w);
+    for (int k = 0; k < 8; ++k)
+      if (((w[k / 4] >> (8 * (k % 4))) & 0xFFu) !=
+          quantizeV2Value<FP8Q_Q_F8E4M3FNUZ>(v[k], divisor, rcp, Pow2)) {
+        unsigned long long n = atomicAdd(&c->bad, 1ull);
+        if (n < 4)
+          c->first[n] = blockIdx.x << 16 | (threadIdx.x * 256u + i + k);
+      }
   }
 }
 
@@ -145,6 +217,36 @@ int main() {
     for (unsigned k = 0; k < 4 && k < c->bad; ++k)
       printf("  first differing: 0x%08x\n", c->first[k]);
     fails |= c->bad != 0;
+  }
+  static const char *const kIssue18[4] = {
+      "e2m1, encodeE2M1Magic vs fp8q_e2m1_encode (every input)",
+      "e2m1, encodeE2M1MagicNoNaN vs fp8q_e2m1_encode (non-NaN inputs)",
+      "e4m3fnuz, fnuzFromFn(cvt.rn.satfinite.e4m3x2(2y)) vs fp8q_fp8_encode",
+      "e4m3fnuz, fnuzCodes8 (hardware cvt of 2y) vs fp8q_fp8_encode"};
+  for (int which = 0; which < 4; ++which) {
+    memset(c, 0, sizeof(Counts));
+    checkEncodeIssue18<<<1u << 14, 256>>>(c, which);
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("EXHAUSTIVE encode: all 2^32 fp32 -> %s: %llu differ (%s)\n",
+           kIssue18[which], c->bad, cudaGetErrorString(e));
+    for (unsigned k = 0; k < 4 && k < c->bad; ++k)
+      printf("  first differing: 0x%08x\n", c->first[k]);
+    fails |= c->bad != 0 || e != cudaSuccess;
+  }
+  for (int pow2 = 0; pow2 < 2; ++pow2) {
+    memset(c, 0, sizeof(Counts));
+    if (pow2)
+      checkFnuzPath<true><<<65536, 256>>>(c);
+    else
+      checkFnuzPath<false><<<65536, 256>>>(c);
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("EXHAUSTIVE path bf16 e4m3fnuz fnuzQuantize8 (%s scale): all 2^32 "
+           "(x, amax) pairs vs quantizeV2Value: %llu differ (%s)\n",
+           pow2 ? "pow2_ceil" : "exact", c->bad, cudaGetErrorString(e));
+    for (unsigned k = 0; k < 4 && k < c->bad; ++k)
+      printf("  first differing: amax code 0x%04x x code 0x%04x\n",
+             c->first[k] >> 16, c->first[k] & 0xFFFFu);
+    fails |= c->bad != 0 || e != cudaSuccess;
   }
   for (int t = 0; t < 4; ++t) {
     memset(c, 0, sizeof(Counts));

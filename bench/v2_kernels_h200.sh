@@ -16,6 +16,11 @@
 # default /tmp/fp8q-v2; FP8Q_V2_BUILD=DIR keeps the build, default a
 # temporary folder). Files in OUT: build.log, v2_check.log, v2_check_words.log,
 # v2_bench.log.
+# A/B of issue 18's element encoders (QuantizeV2Common.h): FP8Q_NVCC_FLAGS
+# reaches nvcc through scripts/build-cuda-runtime.sh, so
+#   FP8Q_NVCC_FLAGS="-DFP8Q_V2_FNUZ_HW=0 -DFP8Q_V2_E2M1_MAGIC=0 \
+#     -DFP8Q_V2_FN_RAW=0" OUT=/tmp/fp8q-v2-old bash bench/v2_kernels_h200.sh
+# builds and times the earlier encoders (use a fresh FP8Q_V2_BUILD).
 # Exit status: 0 when everything built and every check passed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

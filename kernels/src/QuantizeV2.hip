@@ -97,20 +97,39 @@ __device__ FP8Q_V2_INLINE bool hwCodes8(const float (&v)[8], float divisor,
 
 /// Stores the 8 codes of one chunk: 8 bytes (fp8) or 4 (fp4). `hw`: the
 /// divisor is finite and nonzero (and the group's reciprocal is set), so
-/// E4M3FN and E5M2 may take the hardware conversion on sm_89+.
+/// E4M3FN and E5M2 may take the hardware conversion on sm_89+, and
+/// E4M3FNUZ the E4M3FN one of 2y (fnuzQuantize8). `noNaN`: no quotient of
+/// the chunk is NaN (its x finite, the divisor not NaN), so E2M1 drops its
+/// NaN select.
 template <int QT, bool Q16>
 __device__ FP8Q_V2_INLINE void
 storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
-             float divisor, float rcp, bool pow2, bool hw, bool exactQ) {
+             float divisor, float rcp, bool pow2, bool hw, bool exactQ,
+             bool noNaN = false) {
   if constexpr (QT == FP8Q_Q_F4E2M1FN) {
     uint32_t w = 0;
+    if (noNaN) {
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
-      w |= quantizeE2M1(v[i], divisor, rcp, pow2) << (4 * i);
+      for (int i = 0; i < 8; ++i)
+        w |= quantizeE2M1<true>(v[i], divisor, rcp, pow2) << (4 * i);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        w |= quantizeE2M1<false>(v[i], divisor, rcp, pow2) << (4 * i);
+    }
     *reinterpret_cast<uint32_t *>(p.q + m * p.ldq + e0 / 2) = w;
   } else {
     Bytes8 b = {{0, 0}};
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#if FP8Q_V2_FNUZ_HW
+    if constexpr (QT == FP8Q_Q_F8E4M3FNUZ) {
+      if (hw) {
+        fnuzQuantize8(v, divisor, rcp, pow2, b.w);
+        storeOnce8(p.q + m * p.ldq + e0, b);
+        return;
+      }
+    }
+#endif
     if constexpr (QT == FP8Q_Q_F8E4M3FN || QT == FP8Q_Q_F8E5M2) {
       if (hw && hwCodes8<QT, Q16>(v, divisor, rcp, pow2, exactQ, b)) {
         storeOnce8(p.q + m * p.ldq + e0, b);
@@ -121,6 +140,7 @@ storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
 #else
     (void)hw;
     (void)exactQ;
+    (void)noNaN;
 #endif
 #pragma unroll
     for (int i = 0; i < 8; ++i)
@@ -317,12 +337,12 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
                           : Bytes16{{0, 0, 0, 0}};
   }
   uint32_t amax = 0;
+  bool laneNaN[2];
 #pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    bool nan;
-    amax |= amaxBits16<T>(reinterpret_cast<const uint32_t (&)[8]>(w[j]), nan)
-            << (16 * j);
-  }
+  for (int j = 0; j < 2; ++j)
+    amax |=
+        amaxBits16<T>(reinterpret_cast<const uint32_t (&)[8]>(w[j]), laneNaN[j])
+        << (16 * j);
   amax = teamMaxU16x2(amax, lanes);
   const float global = p.scaleType == FP8Q_SCALE_F8E4M3FN ? *p.global : 1.0f;
   constexpr bool pow2 = Quot == kQuotPow2, exactQ = Quot == kQuotCorrected;
@@ -338,14 +358,35 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
     const bool hw = divisor != 0.0f && divisor <= 3.40282347e38f;
     const float rcp = (pow2 || (hw && exactQ)) ? 1.0f / divisor : 0.0f;
     const int64_t e0 = gc[j].g * p.group;
+    // The lane's 16 elements of group j are finite (no NaN among them, the
+    // group's amax, which skips NaN, finite) and the divisor is not NaN: no
+    // quotient is NaN.
+    const bool noNaN = !laneNaN[j] &&
+                       ((amax >> (16 * j)) & 0xffffu) < infBits16(T{}) &&
+                       divisor == divisor;
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
+      const int64_t e = e0 + (sub + s * lanes) * kV2Vec;
+#if FP8Q_V2_FN_RAW && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+      // The FP8 1x128 format: the 1x128 kernel's encode8Raw on the raw
+      // words (fma-corrected quotient, hardware conversion, x's sign byte
+      // put back), exact for |x| <= amax finite, checked for every bf16 and
+      // f16 (x, amax) pair by bench/encode_exhaustive_h200.cu; it skips the
+      // sign fix per element and the NaN-code test of hwCodes8.
+      if constexpr (QT == FP8Q_Q_F8E4M3FN && exactQ) {
+        if (noNaN && hw) {
+          storeOnce8(p.q + gc[j].m * p.ldq + e,
+                     encode8Raw<T>(w[j][s].w, divisor, rcp, Fp8::E4M3FN, true));
+          continue;
+        }
+      }
+#endif
       float v[8];
 #pragma unroll
       for (int i = 0; i < 8; ++i)
         v[i] = toFloat(T{(uint16_t)(w[j][s].w[i / 2] >> (16 * (i % 2)))});
-      storeCodesV2<QT, kQ16>(p, gc[j].m, e0 + (sub + s * lanes) * kV2Vec, v,
-                             divisor, rcp, pow2, hw, exactQ);
+      storeCodesV2<QT, kQ16>(p, gc[j].m, e, v, divisor, rcp, pow2, hw, exactQ,
+                             noNaN);
     }
     if constexpr (Storage)
       scaleByte[j] = fp8q_scale_encode_byte(sc, p.scaleType);

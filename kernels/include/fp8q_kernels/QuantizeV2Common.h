@@ -147,13 +147,162 @@ FP8Q_HOSTDEV inline uint32_t encodeE2M1Branchless(float x) {
   return mag > 0x7f800000u ? 0x7u : (c | ((bits >> 28) & 0x8u));
 }
 
+/// Issue 18's encoder switches (each 0 restores the earlier path, for A/B
+/// runs through FP8Q_NVCC_FLAGS): E2M1 by a magic-number add instead of
+/// seven comparisons; E4M3FNUZ on sm_89+ through the E4M3FN hardware
+/// conversion of 2y; E4M3FN 1x128 groups without NaN through encode8Raw.
+#ifndef FP8Q_V2_E2M1_MAGIC
+#define FP8Q_V2_E2M1_MAGIC 1
+#endif
+#ifndef FP8Q_V2_FNUZ_HW
+#define FP8Q_V2_FNUZ_HW 1
+#endif
+#ifndef FP8Q_V2_FN_RAW
+#define FP8Q_V2_FN_RAW 1
+#endif
+
+/// The E2M1 magnitude code of cm, the bits of a value a in [0, 6], RNE:
+/// the grid has spacing 0.5 below 2, 1 in [2, 4) and 2 in [4, 6], so the
+/// binade b = clamp(exponent(a), 0, 2) (from a's exponent field: at most
+/// 129, the exponent of 6) picks the magic M = 2^(22 + b), whose ulp is
+/// the spacing; the FPU rounds a + M to nearest even (a < M, and the
+/// parity of the integer round(a / spacing) is the parity of the code,
+/// whose offset 2b is even), and bits(a + M) - bits(M) + 2b is the code. A
+/// value rounding up to the next binade's first value (1.75 -> 2, 3.5 ->
+/// 4) gives that code, which is right.
+FP8Q_HOSTDEV inline uint32_t e2m1MagicMag(uint32_t cm) {
+  const uint32_t e0 = cm >> 23, e = e0 > 127u ? e0 : 127u; // 127 + b
+  const uint32_t magic = (e + 22u) << 23;                  // bits of 2^(22+b)
+  return floatBits(bitsFloat(cm) + bitsFloat(magic)) - magic + 2u * (e - 127u);
+}
+
+/// min(|x|, 6) as bits, by an integer min: non-negative floats order like
+/// their bits, and every NaN magnitude is above 6's (so a NaN gives 6 on
+/// every target, with no fminf canonicalization).
+FP8Q_HOSTDEV inline uint32_t e2m1ClampBits(uint32_t bits) {
+  const uint32_t mag = bits & 0x7fffffffu;
+  return mag < 0x40c00000u ? mag : 0x40c00000u;
+}
+
+/// fp8q_e2m1_encode(x) for x not NaN (the group is known NaN-free): |x|
+/// clamped to 6 (infinity too), e2m1MagicMag, x's sign (-0 keeps it).
+FP8Q_HOSTDEV inline uint32_t encodeE2M1MagicNoNaN(float x) {
+  const uint32_t bits = floatBits(x);
+  return e2m1MagicMag(e2m1ClampBits(bits)) | ((bits >> 28) & 0x8u);
+}
+
+/// fp8q_e2m1_encode(x) for every x: encodeE2M1MagicNoNaN, except that a
+/// NaN is 0x7 without its sign, as the reference has it.
+FP8Q_HOSTDEV inline uint32_t encodeE2M1Magic(float x) {
+  const uint32_t bits = floatBits(x);
+  const uint32_t c = e2m1MagicMag(e2m1ClampBits(bits));
+  return (bits & 0x7fffffffu) > 0x7f800000u ? 0x7u
+                                            : (c | ((bits >> 28) & 0x8u));
+}
+
+/// The element encoder of the E2M1 kernels (FP8Q_V2_E2M1_MAGIC picks it).
+/// `NoNaN`: x is known not NaN.
+template <bool NoNaN = false> FP8Q_HOSTDEV inline uint32_t encodeE2M1(float x) {
+#if FP8Q_V2_E2M1_MAGIC
+  return NoNaN ? encodeE2M1MagicNoNaN(x) : encodeE2M1Magic(x);
+#else
+  return encodeE2M1Branchless(x);
+#endif
+}
+
+/// x / divisor as the v2 kernels form it (x * rcp for power-of-two
+/// divisors, x * 0 for a zero divisor); NaN quotients keep whatever sign
+/// the target gives them, so only encoders that ignore the NaN sign (E2M1,
+/// E4M3FNUZ) may take it unchanged.
+FP8Q_HOSTDEV inline float quotientV2(float x, float divisor, float rcp,
+                                     bool pow2) {
+  return divisor == 0.0f ? x * 0.0f : (pow2 ? x * rcp : x / divisor);
+}
+
 /// The fp4 code of x / divisor as quantizeV2Value<FP8Q_Q_F4E2M1FN> gives
 /// it: every NaN is 0x7 whatever its sign, so the x86 NaN rules do not
-/// matter here.
+/// matter here. `NoNaN`: no quotient is NaN (x finite, divisor not NaN).
+template <bool NoNaN = false>
 FP8Q_HOSTDEV inline uint32_t quantizeE2M1(float x, float divisor, float rcp,
                                           bool pow2) {
-  return encodeE2M1Branchless(divisor == 0.0f ? x * 0.0f
-                                              : (pow2 ? x * rcp : x / divisor));
+  return encodeE2M1<NoNaN>(quotientV2(x, divisor, rcp, pow2));
+}
+
+/// Two fp32 -> E4M3FN bytes (lo in the low byte) as the sm_89+ hardware
+/// conversion gives them (cvt.rn.satfinite.e4m3x2.f32: RNE, saturating to
+/// +-448, every NaN 0x7f); elsewhere its model, fp8q_fp8_encode with NaN
+/// as 0x7f, so that the CPU checks run the fix-ups below on the same codes
+/// (bench/encode_exhaustive_h200.cu checks the model against the hardware
+/// for all 2^32 inputs).
+FP8Q_HOSTDEV inline uint32_t fnCodesPair(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  unsigned short r;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  auto one = [](float f) -> uint32_t {
+    return (floatBits(f) & 0x7fffffffu) > 0x7f800000u
+               ? 0x7fu
+               : fp8q_fp8_encode(f, FP8Q_F8E4M3FN);
+  };
+  return one(lo) | (one(hi) << 8);
+#endif
+}
+
+/// E4M3FNUZ byte from the E4M3FN code `fn` of 2y (one byte; fnuzFixWord
+/// does four): FNUZ's value of code c is FN's value of c divided by 2 (bias
+/// 8 against 7, subnormal quanta 2^-10 and 2^-9), and 2y is exact, so both
+/// round alike, except: FN's -0 (0x80) is FNUZ +0; an FN NaN code (y NaN)
+/// is FNUZ's NaN 0x80; |y| > 232 (the midpoint of 224 and 240; infinity
+/// too) is FNUZ's 0x7f, which FN has as NaN, so its conversion saturates
+/// to 0x7e there (`sat`).
+FP8Q_HOSTDEV inline uint32_t fnuzFromFn(uint32_t fn, bool sat) {
+  if ((fn & 0x7fu) == 0x7fu)
+    return 0x80u;
+  if ((fn & 0x7fu) == 0)
+    return 0;
+  return fn | (uint32_t)sat;
+}
+
+/// fnuzFromFn on the four bytes of `w` at once; `sat` holds 0x01 in the
+/// bytes with |y| > 232 (never NaN bytes).
+FP8Q_HOSTDEV inline uint32_t fnuzFixWord(uint32_t w, uint32_t sat) {
+  const uint32_t m = w & 0x7f7f7f7fu;
+  const uint32_t nz = (m + 0x7f7f7f7fu) & 0x80808080u;  // magnitude != 0
+  const uint32_t nan = (m + 0x01010101u) & 0x80808080u; // magnitude 0x7f
+  const uint32_t nanBytes = nan | (nan - (nan >> 7));   // 0xff per NaN byte
+  return (w & (nz | 0x7f7f7f7fu) & ~nanBytes) | nan | sat;
+}
+
+/// The 8 E4M3FNUZ codes of y[0..7] (fp8q_fp8_encode(y, FNUZ) for every y,
+/// NaN too) through the E4M3FN conversion of 2y.
+FP8Q_HOSTDEV inline void fnuzCodes8(const float (&y)[8], uint32_t (&out)[2]) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    uint32_t w = 0, sat = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k += 2) {
+      const float a = y[4 * i + k], b = y[4 * i + k + 1];
+      w |= fnCodesPair(2.0f * a, 2.0f * b) << (8 * k);
+      sat |= ((uint32_t)(__builtin_fabsf(a) > 232.0f) |
+              ((uint32_t)(__builtin_fabsf(b) > 232.0f) << 8))
+             << (8 * k);
+    }
+    out[i] = fnuzFixWord(w, sat);
+  }
+}
+
+/// The 8 E4M3FNUZ codes of x / divisor, quantizeV2Value<FP8Q_Q_F8E4M3FNUZ>
+/// for every x and divisor: every NaN is 0x80, so the NaN sign rules do not
+/// matter.
+FP8Q_HOSTDEV inline void fnuzQuantize8(const float (&v)[8], float divisor,
+                                       float rcp, bool pow2,
+                                       uint32_t (&out)[2]) {
+  float y[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    y[i] = quotientV2(v[i], divisor, rcp, pow2);
+  fnuzCodes8(y, out);
 }
 
 } // namespace fp8q::kern
