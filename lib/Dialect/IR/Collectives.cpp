@@ -52,15 +52,8 @@ FailureOr<int64_t> getCollectiveRanks(Operation *op) {
     return op->emitError()
            << "fp8q lowers shard.reduce_scatter of rank-2 bf16 tensors with "
               "reduction = sum along scatter_axis = 0 (the rows)";
-  FailureOr<int64_t> ranks =
-      ranksOf(op, scatter.getGridAttr(), scatter.getGridAxes());
-  if (failed(ranks))
-    return failure();
-  int64_t m = inType.getDimSize(0);
-  if (!ShapedType::isDynamic(m) && m % *ranks != 0)
-    return op->emitError() << "shard.reduce_scatter of " << m << " rows among "
-                           << *ranks << " ranks: the rows must divide evenly";
-  return ranks;
+  // (shard's verifier already rejects static rows the ranks do not divide.)
+  return ranksOf(op, scatter.getGridAttr(), scatter.getGridAxes());
 }
 
 } // namespace fp8q

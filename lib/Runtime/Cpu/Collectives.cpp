@@ -15,14 +15,12 @@
 
 namespace fp8q::rt {
 
-int32_t collectiveImpl(const char *entry, bool allGather, fp8q_memref_2d *x,
-                       fp8q_memref_2d *out, int64_t elemBytes, int64_t ranks) {
+int32_t collectiveImpl(const char *entry, CollectiveKind kind,
+                       fp8q_memref_2d *x, fp8q_memref_2d *out,
+                       int64_t elemBytes, int64_t ranks) {
   clearError();
   CollectivePlan plan;
-  if (int32_t s = checkCollective(entry,
-                                  allGather ? CollectiveKind::AllGather
-                                            : CollectiveKind::ReduceScatter,
-                                  x, out, elemBytes, ranks, plan))
+  if (int32_t s = checkCollective(entry, kind, x, out, elemBytes, ranks, plan))
     return s;
   if (ranks != 1)
     return fail(entry, FP8Q_ERR_ARG,

@@ -11,6 +11,7 @@
 #define FP8Q_LIB_RUNTIME_CPU_CPURUNTIME_H
 
 #include "fp8q/Runtime/fp8q_runtime.h"
+#include "fp8q_collective_checks.h"
 #include "fp8q_operand_checks.h"
 
 #include <cstddef>
@@ -111,11 +112,11 @@ int32_t gemmV2Impl(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                    int64_t groupSize, int32_t kernel, int32_t qType,
                    int32_t scaleType, int32_t xLayout, int64_t xAlign,
                    int32_t wLayout, int64_t wAlign, int32_t weightLayout);
-/// all_gather (allGather) or reduce_scatter_bf16 (elemBytes 2) along dim 0
-/// on one rank (Collectives.cpp): the shared checks, then a copy; ranks > 1
-/// is refused.
-int32_t collectiveImpl(const char *entry, bool allGather, fp8q_memref_2d *x,
-                       fp8q_memref_2d *out, int64_t elemBytes, int64_t ranks);
+/// all_gather or reduce_scatter_bf16 (elemBytes 2) along dim 0 on one rank
+/// (Collectives.cpp): the shared checks, then a copy; ranks > 1 is refused.
+int32_t collectiveImpl(const char *entry, CollectiveKind kind,
+                       fp8q_memref_2d *x, fp8q_memref_2d *out,
+                       int64_t elemBytes, int64_t ranks);
 
 } // namespace fp8q::rt
 

@@ -270,7 +270,7 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_gemm_v2(
 
 FP8Q_RT_EXPORT int32_t fp8q_all_gather(fp8q_memref_2d *x, fp8q_memref_2d *out,
                                        int64_t elem_bytes, int64_t ranks) {
-  return collectiveImpl("fp8q_rt_all_gather", /*allGather=*/true, x, out,
+  return collectiveImpl("fp8q_rt_all_gather", CollectiveKind::AllGather, x, out,
                         elem_bytes, ranks);
 }
 
@@ -284,8 +284,9 @@ FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_all_gather(fp8q_memref_2d *x,
 FP8Q_RT_EXPORT int32_t fp8q_reduce_scatter_bf16(fp8q_memref_2d *x,
                                                 fp8q_memref_2d *out,
                                                 int64_t ranks) {
-  return collectiveImpl("fp8q_rt_reduce_scatter_bf16", /*allGather=*/false, x,
-                        out, /*elemBytes=*/2, ranks);
+  return collectiveImpl("fp8q_rt_reduce_scatter_bf16",
+                        CollectiveKind::ReduceScatter, x, out, /*elemBytes=*/2,
+                        ranks);
 }
 
 FP8Q_RT_EXPORT int32_t _mlir_ciface_fp8q_rt_reduce_scatter_bf16(

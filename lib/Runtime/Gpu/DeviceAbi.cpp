@@ -105,16 +105,13 @@ template <class F> int32_t guarded(F op) {
 /// (fp8q_collective_checks.h), the communicator's rank count, x and out
 /// device memory, then NCCL on the stream, or with ranks == 1 and no
 /// communicator a device-to-device copy.
-int32_t collectiveOp(const char *entry, bool allGather, fp8q_memref_2d *x,
-                     fp8q_memref_2d *out, int64_t elemBytes, int64_t ranks,
-                     void *stream) {
+int32_t collectiveOp(const char *entry, fp8q::rt::CollectiveKind kind,
+                     fp8q_memref_2d *x, fp8q_memref_2d *out, int64_t elemBytes,
+                     int64_t ranks, void *stream) {
   clearLastError();
   fp8q::rt::CollectivePlan plan;
-  if (int32_t s = fp8q::rt::checkCollective(
-          entry,
-          allGather ? fp8q::rt::CollectiveKind::AllGather
-                    : fp8q::rt::CollectiveKind::ReduceScatter,
-          x, out, elemBytes, ranks, plan))
+  if (int32_t s = fp8q::rt::checkCollective(entry, kind, x, out, elemBytes,
+                                            ranks, plan))
     return s;
   // The communicator, then the operands' memory, then the call.
   const fp8q::nccl::State comm = fp8q::nccl::current();
@@ -160,7 +157,7 @@ int32_t collectiveOp(const char *entry, bool allGather, fp8q_memref_2d *x,
   if (!a) // a communicator exists, so the library was loaded
     return fail(entry, FP8Q_ERR_DEVICE, "%s", why);
   fp8q::nccl::Result r;
-  if (allGather) {
+  if (kind == fp8q::rt::CollectiveKind::AllGather) {
     // A byte copy: every element type gathers as bytes, bit for bit.
     r = a->allGather(plan.x.base, plan.out.base, (size_t)plan.xBytes,
                      fp8q::nccl::kUint8, comm.comm, stream);
@@ -171,8 +168,9 @@ int32_t collectiveOp(const char *entry, bool allGather, fp8q_memref_2d *x,
   }
   if (r != fp8q::nccl::kSuccess) {
     const char *text = a->getErrorString(r);
+    bool gather = kind == fp8q::rt::CollectiveKind::AllGather;
     return fail(entry, FP8Q_ERR_DEVICE, "%s: %s",
-                allGather ? "ncclAllGather" : "ncclReduceScatter",
+                gather ? "ncclAllGather" : "ncclReduceScatter",
                 text ? text : "unknown NCCL error");
   }
   return FP8Q_OK;
@@ -323,7 +321,8 @@ int32_t _mlir_ciface_fp8q_rt_device_all_gather(fp8q_memref_2d *x,
                                                int64_t elemBytes, int64_t ranks,
                                                void *stream) {
   return guarded([&] {
-    return collectiveOp("fp8q_rt_device_all_gather", true, x, out, elemBytes,
+    return collectiveOp("fp8q_rt_device_all_gather",
+                        fp8q::rt::CollectiveKind::AllGather, x, out, elemBytes,
                         ranks, stream);
   });
 }
@@ -333,7 +332,8 @@ int32_t _mlir_ciface_fp8q_rt_device_reduce_scatter_bf16(fp8q_memref_2d *x,
                                                         int64_t ranks,
                                                         void *stream) {
   return guarded([&] {
-    return collectiveOp("fp8q_rt_device_reduce_scatter_bf16", false, x, out, 2,
+    return collectiveOp("fp8q_rt_device_reduce_scatter_bf16",
+                        fp8q::rt::CollectiveKind::ReduceScatter, x, out, 2,
                         ranks, stream);
   });
 }

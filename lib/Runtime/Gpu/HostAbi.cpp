@@ -186,15 +186,13 @@ int32_t hostGemm(const char *entry, fp8q_memref_2d *q, fp8q_memref_2d *xs,
 /// all_gather / reduce_scatter_bf16 of the host ABI: one rank, as in the
 /// CPU runtime (the shared checks, then one copy; ranks > 1 refused). The
 /// multi-rank collectives are the device entry points, on a communicator.
-int32_t hostCollective(const char *entry, bool allGather, fp8q_memref_2d *x,
-                       fp8q_memref_2d *out, int64_t elemBytes, int64_t ranks) {
+int32_t hostCollective(const char *entry, fp8q::rt::CollectiveKind kind,
+                       fp8q_memref_2d *x, fp8q_memref_2d *out,
+                       int64_t elemBytes, int64_t ranks) {
   clearLastError();
   fp8q::rt::CollectivePlan plan;
-  if (int32_t s = fp8q::rt::checkCollective(
-          entry,
-          allGather ? fp8q::rt::CollectiveKind::AllGather
-                    : fp8q::rt::CollectiveKind::ReduceScatter,
-          x, out, elemBytes, ranks, plan))
+  if (int32_t s = fp8q::rt::checkCollective(entry, kind, x, out, elemBytes,
+                                            ranks, plan))
     return s;
   if (ranks != 1)
     return fail(entry, FP8Q_ERR_ARG,
@@ -330,25 +328,30 @@ const char *fp8q_status_name(int32_t s) { return fp8q::rt::statusName(s); }
 
 int32_t fp8q_all_gather(fp8q_memref_2d *x, fp8q_memref_2d *out,
                         int64_t elemBytes, int64_t ranks) {
-  return hostCollective("fp8q_all_gather", true, x, out, elemBytes, ranks);
+  return hostCollective("fp8q_all_gather", fp8q::rt::CollectiveKind::AllGather,
+                        x, out, elemBytes, ranks);
 }
 
 int32_t _mlir_ciface_fp8q_rt_all_gather(fp8q_memref_2d *x, fp8q_memref_2d *out,
                                         int64_t elemBytes, int64_t ranks) {
-  return orExit(
-      hostCollective("fp8q_rt_all_gather", true, x, out, elemBytes, ranks));
+  return orExit(hostCollective("fp8q_rt_all_gather",
+                               fp8q::rt::CollectiveKind::AllGather, x, out,
+                               elemBytes, ranks));
 }
 
 int32_t fp8q_reduce_scatter_bf16(fp8q_memref_2d *x, fp8q_memref_2d *out,
                                  int64_t ranks) {
-  return hostCollective("fp8q_reduce_scatter_bf16", false, x, out, 2, ranks);
+  return hostCollective("fp8q_reduce_scatter_bf16",
+                        fp8q::rt::CollectiveKind::ReduceScatter, x, out, 2,
+                        ranks);
 }
 
 int32_t _mlir_ciface_fp8q_rt_reduce_scatter_bf16(fp8q_memref_2d *x,
                                                  fp8q_memref_2d *out,
                                                  int64_t ranks) {
-  return orExit(
-      hostCollective("fp8q_rt_reduce_scatter_bf16", false, x, out, 2, ranks));
+  return orExit(hostCollective("fp8q_rt_reduce_scatter_bf16",
+                               fp8q::rt::CollectiveKind::ReduceScatter, x, out,
+                               2, ranks));
 }
 
 } // extern "C"

@@ -25,7 +25,7 @@ bool isShardCollective(mlir::Operation *op);
 /// what fp8q lowers, unless `op` is an all_gather with gather_axis = 0 or
 /// a sum reduce_scatter with scatter_axis = 0 on rank-2 tensors, over one
 /// axis of a grid the module defines with a static size (a reduce_scatter
-/// also needs bf16 and, when static, rows divisible by the ranks).
+/// also needs bf16).
 mlir::FailureOr<int64_t> getCollectiveRanks(mlir::Operation *op);
 
 } // namespace fp8q
