@@ -79,12 +79,3 @@ else:
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-# The host CPU's vendor: on AMD EPYC the CPU runtime's add_rms_norm_quantize
-# differs from the JIT-compiled unfused program in a few elements (found
-# 2026-12-03, not yet diagnosed: Runtime/fused-producers.mlir XFAILs there).
-try:
-    with open("/proc/cpuinfo") as f:
-        if "AuthenticAMD" in f.read():
-            config.available_features.add("amd-host-cpu")
-except OSError:
-    pass
