@@ -12,7 +12,10 @@
 //   *_quot_*           the kernels' quotient paths, every x for one divisor
 //                      each: x / divisor (exact scale) and x * rcp (pow2),
 //                      against quantizeV2Value, which is fp8q_q_quantize
-//                      with the CPU runtime's NaN rules.
+//                      with the CPU runtime's NaN rules;
+//   corrected_quotient_{bf16,f16}  correctedQuotient against the division
+//                      for every pair of a 16-bit and an fp32 divisor
+//                      significand (2^32 and 2^35 pairs).
 // Build and run (repository root; 2 threads):
 //   c++ -O2 -std=c++17 -ffp-contract=off -pthread -Iinclude -Ikernels/include \
 //     bench/encode_exhaustive_cpu.cpp -o /tmp/exc && nice /tmp/exc
@@ -178,6 +181,42 @@ int main() {
           &first);
     fails |= report(q.name, bad, kAll, first);
   }
+  // correctedQuotient against the division for every pair of a 16-bit
+  // significand (bf16: 7 bits, f16: 10) and an fp32 divisor significand,
+  // x in [1, 2) or [2, 4) against d in [1, 2), both signs of x: the
+  // rounding depends on nothing else while no value leaves the normal
+  // range (correctedQuotientOk). bf16 is one sweep of 2^32 (sign, 7 bits,
+  // exponent order, 23 bits), f16 eight (3 more significand bits each).
+  auto correctedOff = [](uint32_t sign, uint32_t xm, int xBits, uint32_t xe,
+                         uint32_t dm) -> uint64_t {
+    const float x = fp8q_bits_f32(sign << 31 | (127u + xe) << 23 |
+                                  xm << (23 - xBits));
+    const float d = fp8q_bits_f32(127u << 23 | dm), rcp = 1.0f / d;
+    volatile float q = x / d;
+    return fp8q_f32_bits(correctedQuotient(x, d, rcp)) != fp8q_f32_bits(q);
+  };
+  fails |= report("corrected_quotient_bf16",
+                  sweep(
+                      1,
+                      [&](uint32_t u) -> uint64_t {
+                        return correctedOff(u >> 31, (u >> 24) & 0x7fu, 7,
+                                            (u >> 23) & 1u, u & 0x7fffffu);
+                      },
+                      &first),
+                  kAll, first);
+  for (uint32_t hi = 0; hi < 8; ++hi)
+    fails |= report(hi ? "corrected_quotient_f16 (continued)"
+                       : "corrected_quotient_f16",
+                    sweep(
+                        1,
+                        [&](uint32_t u) -> uint64_t {
+                          return correctedOff(u >> 31,
+                                              hi << 7 | ((u >> 24) & 0x7fu),
+                                              10, (u >> 23) & 1u,
+                                              u & 0x7fffffu);
+                        },
+                        &first),
+                    kAll, first);
   printf("EXHAUSTIVE CPU %s\n", fails ? "FAILED" : "passed");
   return fails;
 }

@@ -249,8 +249,9 @@ std::string firstDiff(const std::vector<uint8_t> &a,
   return "";
 }
 
-/// One quantize_v2 case on both runtimes.
-void checkQuant(int t, const Format &f, const Layout &l, int64_t M, int64_t K) {
+/// One quantize_v2 case on both runtimes (`global`: NVFP4's global scale).
+void checkQuant(int t, const Format &f, const Layout &l, int64_t M, int64_t K,
+                float global = 0.0371f) {
   const int64_t G = K / f.group;
   const bool fp4 = f.q == FP8Q_Q_F4E2M1FN;
   const int64_t qCols = fp4 ? K / 2 : K;
@@ -258,7 +259,6 @@ void checkQuant(int t, const Format &f, const Layout &l, int64_t M, int64_t K) {
   const size_t sBytes = scaleElems(l, M, G) * sElt;
   std::vector<uint8_t> x = toAct(makeInput(M, K, f.group), t);
   std::vector<uint8_t> qc(M * qCols, 0xA5), sc(sBytes, 0x5B);
-  float global = 0.0371f;
   void *dx = devAlloc(x.size()), *dq = devAlloc(qc.size()),
        *ds = devAlloc(sc.size()), *dg = devAlloc(4);
   up(dx, x);
@@ -275,8 +275,10 @@ void checkQuant(int t, const Format &f, const Layout &l, int64_t M, int64_t K) {
   fp8q_memref_0d gd{dg, dg, 0};
   (void)es;
   char what[200];
-  snprintf(what, sizeof what, "quantize_v2_%s %s %s M=%lld K=%lld", actName[t],
-           f.name, layoutName(l).c_str(), (long long)M, (long long)K);
+  snprintf(what, sizeof what, "quantize_v2_%s %s %s M=%lld K=%lld%s%.3g",
+           actName[t], f.name, layoutName(l).c_str(), (long long)M,
+           (long long)K, global != 0.0371f ? " global=" : "",
+           global != 0.0371f ? global : 0.0);
   int32_t cs = cpuQuant[t](&xh, &qh, &sh, &gh, f.group, f.q, f.s, f.r, l.layout,
                            l.align);
   int32_t gs = devQuant[t](&xd, &qd, &sd, &gd, f.group, f.q, f.s, f.r, l.layout,
@@ -560,6 +562,22 @@ int runChecks() {
           checkQuant(t, f, l, M, f.group * (f.group <= 32 ? 56 : 9));
         }
       }
+  // NVFP4 under extreme global scales: the kernels' corrected quotient
+  // gives way to the division where the divisor (e4m3 scale x global)
+  // leaves [2^-64, 2^120] or the scale saturates at 448 so far that
+  // amax / divisor could exceed 2^64 (1e-30, 1e-25), keeps it with
+  // saturated scales inside that bound (2^-40), and meets zero scales
+  // (1e30) and large globals (3e5).
+  for (int t = 0; t < 3; ++t)
+    for (const Format &f : kFormats) {
+      if (f.s != FP8Q_SCALE_F8E4M3FN)
+        continue;
+      for (float global : {1e-30f, 1e-25f, 0x1p-40f, 1e30f, 3e5f})
+        for (int64_t M : {3, 129}) {
+          checkQuant(t, f, kLayouts[0], M, 3 * f.group, global);
+          checkQuant(t, f, kLayouts[0], M, f.group * 56, global);
+        }
+    }
   for (int32_t st : {FP8Q_SCALE_F32, FP8Q_SCALE_F8E8M0FNU})
     for (const Layout &a : kLayouts)
       for (const Layout &b : kLayouts) {

@@ -28,25 +28,6 @@ using namespace fp8q::kern;
 
 namespace {
 
-/// a * b and a + b rounded once each (never fused into an FMA), as the CPU
-/// runtime computes them.
-__device__ inline float mulRn(float a, float b) {
-#if defined(FP8Q_NVPTX)
-  return __fmul_rn(a, b);
-#else
-#pragma clang fp contract(off)
-  return a * b;
-#endif
-}
-__device__ inline float addRn(float a, float b) {
-#if defined(FP8Q_NVPTX)
-  return __fadd_rn(a, b);
-#else
-#pragma clang fp contract(off)
-  return a + b;
-#endif
-}
-
 /// Scale (r, c) of `s` as fp32 (1-byte e8m0 / e4m3).
 __device__ inline float loadScale(const GemmV2Scale &s, int32_t scaleType,
                                   int64_t r, int64_t c) {

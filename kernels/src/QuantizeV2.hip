@@ -62,19 +62,18 @@ quantV2Coord(const QuantV2Args &p, int64_t gid) {
 /// The 8 fp8 codes of x / divisor with the sm_89+ conversions (E4M3FN,
 /// E5M2), or false when one of them is a NaN code, whose sign the x86
 /// rules decide (the caller re-encodes the chunk in software). The
-/// quotient: x * rcp for power-of-two divisors (the same value); for
-/// `exactQ` (16-bit x, E4M3FN, f32 scale amax / 448: the 1x128 format)
-/// the fma-corrected quotient that bench/encode_exhaustive_h200.cu checks
-/// bit-exact for every such (x, amax); else the division.
+/// quotient: x * rcp for power-of-two divisors (the same value), the
+/// fma-corrected quotient when `corrected` (16-bit x, see quantV2QuotientOf),
+/// else the division.
 template <int QT, bool Q16>
 __device__ FP8Q_V2_INLINE bool hwCodes8(const float (&v)[8], float divisor,
-                                        float rcp, bool pow2, bool exactQ,
+                                        float rcp, bool pow2, bool corrected,
                                         Bytes8 &b) {
   auto y = [&](int i) {
     if (pow2)
       return v[i] * rcp;
-    if (Q16 && QT == FP8Q_Q_F8E4M3FN && exactQ)
-      return quotient(v[i], divisor, rcp);
+    if (Q16 && corrected)
+      return correctedQuotient(v[i], divisor, rcp);
     return v[i] / divisor;
   };
 #pragma unroll
@@ -98,24 +97,28 @@ __device__ FP8Q_V2_INLINE bool hwCodes8(const float (&v)[8], float divisor,
 /// Stores the 8 codes of one chunk: 8 bytes (fp8) or 4 (fp4). `hw`: the
 /// divisor is finite and nonzero (and the group's reciprocal is set), so
 /// E4M3FN and E5M2 may take the hardware conversion on sm_89+, and
-/// E4M3FNUZ the E4M3FN one of 2y (fnuzQuantize8). `noNaN`: no quotient of
-/// the chunk is NaN (its x finite, the divisor not NaN), so E2M1 drops its
-/// NaN select.
+/// E4M3FNUZ the E4M3FN one of 2y (fnuzQuantize8). `corrected`: the
+/// quotient is the fma-corrected one (quantV2QuotientOf; 16-bit x only).
+/// `noNaN`: no quotient of the chunk is NaN (its x finite, the divisor not
+/// NaN), so E2M1 drops its NaN select.
 template <int QT, bool Q16>
 __device__ FP8Q_V2_INLINE void
 storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
-             float divisor, float rcp, bool pow2, bool hw, bool exactQ,
+             float divisor, float rcp, bool pow2, bool hw, bool corrected,
              bool noNaN = false) {
+  corrected = Q16 && corrected;
   if constexpr (QT == FP8Q_Q_F4E2M1FN) {
     uint32_t w = 0;
     if (noNaN) {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
-        w |= quantizeE2M1<true>(v[i], divisor, rcp, pow2) << (4 * i);
+        w |= quantizeE2M1<true>(v[i], divisor, rcp, pow2, corrected)
+             << (4 * i);
     } else {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
-        w |= quantizeE2M1<false>(v[i], divisor, rcp, pow2) << (4 * i);
+        w |= quantizeE2M1<false>(v[i], divisor, rcp, pow2, corrected)
+             << (4 * i);
     }
     *reinterpret_cast<uint32_t *>(p.q + m * p.ldq + e0 / 2) = w;
   } else {
@@ -124,14 +127,14 @@ storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
 #if FP8Q_V2_FNUZ_HW
     if constexpr (QT == FP8Q_Q_F8E4M3FNUZ) {
       if (hw) {
-        fnuzQuantize8(v, divisor, rcp, pow2, b.w);
+        fnuzQuantize8(v, divisor, rcp, pow2, b.w, corrected);
         storeOnce8(p.q + m * p.ldq + e0, b);
         return;
       }
     }
 #endif
     if constexpr (QT == FP8Q_Q_F8E4M3FN || QT == FP8Q_Q_F8E5M2) {
-      if (hw && hwCodes8<QT, Q16>(v, divisor, rcp, pow2, exactQ, b)) {
+      if (hw && hwCodes8<QT, Q16>(v, divisor, rcp, pow2, corrected, b)) {
         storeOnce8(p.q + m * p.ldq + e0, b);
         return;
       }
@@ -139,7 +142,6 @@ storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
     }
 #else
     (void)hw;
-    (void)exactQ;
     (void)noNaN;
 #endif
 #pragma unroll
@@ -168,6 +170,29 @@ __device__ FP8Q_V2_INLINE float teamMax(float v, int lanes) {
   for (int s = lanes / 2; s >= 1; s /= 2)
     v = maxf(v, shflXor(v, s));
   return v;
+}
+
+/// How the kernels form x / divisor for 16-bit x, fixed per launch (and per
+/// instantiation in the raw-word kernels, so that no per-element branch on
+/// it remains: uniform branches between the elements' conversions cost the
+/// instruction-level parallelism the loop needs): x * rcp for power-of-two
+/// scales; the fma-corrected quotient (correctedQuotient) for every other
+/// rounding, per group where the divisor is finite and correctedQuotientOk
+/// holds for it and the group's amax
+/// (FP8Q_V2_CORRECTED_QUOTIENT=0 keeps it to the FP8 1x128 format: E4M3FN,
+/// exact f32 scale, group 128); else the division.
+enum QuantV2Quotient { kQuotPow2, kQuotCorrected, kQuotDivide };
+
+/// The quotient kind of a launch (uniform: it depends on the arguments).
+template <int QT>
+__device__ FP8Q_V2_INLINE int quantV2QuotientOf(const QuantV2Args &p) {
+  if (quantV2Pow2(p.rounding))
+    return kQuotPow2;
+  if (FP8Q_V2_CORRECTED_QUOTIENT ||
+      (QT == FP8Q_Q_F8E4M3FN && p.rounding == FP8Q_ROUND_EXACT &&
+       p.scaleType == FP8Q_SCALE_F32 && p.group == 128))
+    return kQuotCorrected;
+  return kQuotDivide;
 }
 
 /// The quantizing blocks: a team's one or two groups.
@@ -236,27 +261,28 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
     // The fma-corrected quotient needs a finite divisor (amax inf gives an
     // infinite exact scale); a zero divisor quantizes x * 0.
     const bool hw = divisor != 0.0f && divisor <= 3.40282347e38f;
-    const bool exactQ = p.rounding == FP8Q_ROUND_EXACT &&
-                        p.scaleType == FP8Q_SCALE_F32 && p.group == 128;
-    const float rcp = (pow2 || (hw && exactQ)) ? 1.0f / divisor : 0.0f;
+    const bool corrected =
+        Q16 && quantV2QuotientOf<QT>(p) == kQuotCorrected && hw &&
+        correctedQuotientOk(divisor, j ? amax1 : amax0);
+    const float rcp = (pow2 || corrected) ? 1.0f / divisor : 0.0f;
     const int64_t e0 = gc[j].g * p.group;
     if (two) {
       if (sub < chunks)
         storeCodesV2<QT, Q16>(p, gc[j].m, e0 + sub * kV2Vec, v[j], divisor, rcp,
-                              pow2, hw, exactQ);
+                              pow2, hw, corrected);
     } else {
 #pragma unroll
       for (int s = 0; s < 2; ++s) {
         const int64_t c = sub + s * lanes;
         if (c < chunks)
           storeCodesV2<QT, Q16>(p, gc[0].m, e0 + c * kV2Vec, v[s], divisor, rcp,
-                                pow2, hw, exactQ);
+                                pow2, hw, corrected);
       }
       for (int64_t c = sub + 2 * lanes; c < chunks; c += lanes) {
         float w[8];
         load8(x[0] + c * kV2Vec, w);
         storeCodesV2<QT, Q16>(p, gc[0].m, e0 + c * kV2Vec, w, divisor, rcp,
-                              pow2, hw, exactQ);
+                              pow2, hw, corrected);
       }
     }
     if (sub == 0)
@@ -272,13 +298,6 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
 /// (amaxBits16: |x| orders like its bits, NaN skipped as maxNum does); each
 /// chunk is widened to fp32 only to be encoded, by storeCodesV2 as in the
 /// fp32-value path, so the bytes are the same.
-/// How the raw-word kernels form x / divisor, fixed per instantiation so
-/// that no per-element branch on it remains (uniform branches between the
-/// elements' conversions cost the instruction-level parallelism the loop
-/// needs): x * rcp for power-of-two scales, the fma-corrected quotient for
-/// the FP8 1x128 format (E4M3FN, exact f32 scale, group 128), else the
-/// division.
-enum QuantV2Quotient { kQuotPow2, kQuotCorrected, kQuotDivide };
 
 /// (m, g) of scale byte `b` of a padded layout, 32-bit index math where the
 /// allocation fits.
@@ -295,16 +314,6 @@ storageCoordV2(const QuantV2Args &p, int64_t b) {
   return GroupCoordT<int64_t>{m, g};
 }
 
-/// The quotient kind of a launch (uniform: it depends on the arguments).
-template <int QT>
-__device__ FP8Q_V2_INLINE int quantV2QuotientOf(const QuantV2Args &p) {
-  if (quantV2Pow2(p.rounding))
-    return kQuotPow2;
-  if (QT == FP8Q_Q_F8E4M3FN && p.rounding == FP8Q_ROUND_EXACT &&
-      p.scaleType == FP8Q_SCALE_F32 && p.group == 128)
-    return kQuotCorrected;
-  return kQuotDivide;
-}
 
 template <class T, int QT, int Quot, bool Storage>
 __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
@@ -345,7 +354,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
         << (16 * j);
   amax = teamMaxU16x2(amax, lanes);
   const float global = p.scaleType == FP8Q_SCALE_F8E4M3FN ? *p.global : 1.0f;
-  constexpr bool pow2 = Quot == kQuotPow2, exactQ = Quot == kQuotCorrected;
+  constexpr bool pow2 = Quot == kQuotPow2;
   constexpr bool kQ16 = true;
   uint8_t scaleByte[2] = {0, 0};
 #pragma unroll
@@ -356,7 +365,9 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
     const float sc = fp8q_group_scale(a, QT, p.rounding, global);
     const float divisor = p.scaleType == FP8Q_SCALE_F8E4M3FN ? sc * global : sc;
     const bool hw = divisor != 0.0f && divisor <= 3.40282347e38f;
-    const float rcp = (pow2 || (hw && exactQ)) ? 1.0f / divisor : 0.0f;
+    const bool corrected =
+        Quot == kQuotCorrected && hw && correctedQuotientOk(divisor, a);
+    const float rcp = (pow2 || corrected) ? 1.0f / divisor : 0.0f;
     const int64_t e0 = gc[j].g * p.group;
     // The lane's 16 elements of group j are finite (no NaN among them, the
     // group's amax, which skips NaN, finite) and the divisor is not NaN: no
@@ -368,13 +379,15 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
     for (int s = 0; s < 2; ++s) {
       const int64_t e = e0 + (sub + s * lanes) * kV2Vec;
 #if FP8Q_V2_FN_RAW && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-      // The FP8 1x128 format: the 1x128 kernel's encode8Raw on the raw
-      // words (fma-corrected quotient, hardware conversion, x's sign byte
-      // put back), exact for |x| <= amax finite, checked for every bf16 and
-      // f16 (x, amax) pair by bench/encode_exhaustive_h200.cu; it skips the
-      // sign fix per element and the NaN-code test of hwCodes8.
-      if constexpr (QT == FP8Q_Q_F8E4M3FN && exactQ) {
-        if (noNaN && hw) {
+      // E4M3FN with a corrected quotient: the 1x128 kernel's encode8Raw on
+      // the raw words (fma-corrected quotient, hardware conversion, x's
+      // sign byte put back), exact for |x| <= amax finite (checked for
+      // every bf16 and f16 (x, amax) pair of the 1x128 format by
+      // bench/encode_exhaustive_h200.cu; the quotient itself for every
+      // divisor by bench/encode_exhaustive_cpu.cpp); it skips the sign fix
+      // per element and the NaN-code test of hwCodes8.
+      if constexpr (QT == FP8Q_Q_F8E4M3FN && Quot == kQuotCorrected) {
+        if (noNaN && corrected) {
           storeOnce8(p.q + gc[j].m * p.ldq + e,
                      encode8Raw<T>(w[j][s].w, divisor, rcp, Fp8::E4M3FN, true));
           continue;
@@ -385,7 +398,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
         v[i] = toFloat(T{(uint16_t)(w[j][s].w[i / 2] >> (16 * (i % 2)))});
-      storeCodesV2<QT, kQ16>(p, gc[j].m, e, v, divisor, rcp, pow2, hw, exactQ,
+      storeCodesV2<QT, kQ16>(p, gc[j].m, e, v, divisor, rcp, pow2, hw, corrected,
                              noNaN);
     }
     if constexpr (Storage)
@@ -467,14 +480,12 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
   const int quot = quantV2QuotientOf<QT>(p);
   if (quot == kQuotPow2)
     quantizeV2WordsWalk<T, QT, kQuotPow2>(p);
-  else if constexpr (QT == FP8Q_Q_F8E4M3FN) {
-    if (quot == kQuotCorrected)
-      quantizeV2WordsWalk<T, QT, kQuotCorrected>(p);
-    else
-      quantizeV2WordsWalk<T, QT, kQuotDivide>(p);
-  } else {
+  else if (quot == kQuotCorrected)
+    quantizeV2WordsWalk<T, QT, kQuotCorrected>(p);
+#if !FP8Q_V2_CORRECTED_QUOTIENT
+  else
     quantizeV2WordsWalk<T, QT, kQuotDivide>(p);
-  }
+#endif
 }
 
 /// The raw-word kernels' body (16-bit x, p.words set by the launcher).

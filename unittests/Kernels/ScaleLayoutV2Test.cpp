@@ -3,7 +3,8 @@
 // The word walk of the padded layouts (scaleWordOf) and the padding walk
 // (scalePaddingCoord) against the shared index map fp8q_scale_offset, and
 // the v2 kernels' one-value quantization (quantizeV2Value, reciprocal path
-// included) against fp8q_q_quantize, the CPU runtime's.
+// included; the fma-corrected quotient) against fp8q_q_quantize, the CPU
+// runtime's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -247,6 +249,112 @@ TEST(EncodeE2M1Branchless, MatchesTheReferenceEncoder) {
   EXPECT_EQ(quantizeE2M1(-2.5f, 0.5f, 2.0f, true), 0xEu); // -5: tie to 4
   EXPECT_EQ(quantizeE2M1(-3.0f, 0.0f, 0.0f, false), 0x8u);
   EXPECT_EQ(quantizeE2M1(bitsOf(0x7f800000u), 0.0f, 0.0f, false), 0x7u);
+}
+
+/// The division the CPU runtime performs (never contracted or replaced).
+float dividedBy(float x, float d) {
+  volatile float q = x / d;
+  return q;
+}
+
+TEST(CorrectedQuotient, IsTheDivisionForEveryBf16Significand) {
+  // Every bf16 significand over every 97th fp32 divisor significand, x in
+  // [1, 2) and [2, 4) against d in [1, 2) (the rounding depends on the
+  // significands and on which is larger only);
+  // bench/encode_exhaustive_cpu.cpp takes every divisor significand, for
+  // f16 too. The uncorrected x * rcp must differ somewhere, or this test
+  // could not see a broken correction.
+  int64_t uncorrectedOff = 0;
+  for (uint32_t xm = 0; xm < 128; ++xm)
+    for (uint32_t xe : {127u, 128u}) {
+      const float x = bitsOf(xe << 23 | xm << 16);
+      for (uint32_t dm = 0; dm < (1u << 23); dm += 97) {
+        const float d = bitsOf(127u << 23 | dm), rcp = 1.0f / d;
+        ASSERT_EQ(floatBits(correctedQuotient(x, d, rcp)),
+                  floatBits(dividedBy(x, d)))
+            << x << " / " << d;
+        uncorrectedOff += floatBits(mulRn(x, rcp)) != floatBits(dividedBy(x, d));
+      }
+    }
+  EXPECT_GT(uncorrectedOff, 0);
+}
+
+/// Quantizes every bf16 x by `d` through the corrected quotient and through
+/// quantizeV2Value (the division, CPU runtime rules) and counts the codes
+/// that differ; E4M3FN / E5M2 compare non-NaN codes (their NaN signs are
+/// re-encoded in software by the kernels), E2M1 / E4M3FNUZ every code.
+template <int QT> int64_t correctedCodesOff(float d) {
+  const float rcp = 1.0f / d;
+  int64_t off = 0;
+  for (uint32_t b = 0; b < 0x10000u; ++b) {
+    const float x = bitsOf(b << 16);
+    // The kernels take the corrected quotient for a group whose amax
+    // passes correctedQuotientOk; |x| is the least such amax (a NaN is
+    // skipped by the amax).
+    if (x == x && !correctedQuotientOk(d, std::fabs(x)))
+      continue;
+    const uint8_t want = quantizeV2Value<QT>(x, d, 0.0f, false);
+    uint32_t got;
+    if constexpr (QT == FP8Q_Q_F4E2M1FN) {
+      got = quantizeE2M1(x, d, rcp, false, true);
+    } else if constexpr (QT == FP8Q_Q_F8E4M3FNUZ) {
+      float v[8] = {x, x, x, x, x, x, x, x};
+      uint32_t w[2];
+      fnuzQuantize8(v, d, rcp, false, w, true);
+      got = w[0] & 0xffu;
+    } else {
+      if (x != x)
+        continue;
+      got = quantizeV2Value<QT>(correctedQuotient(x, d, rcp), 1.0f, 1.0f,
+                                true);
+    }
+    off += got != want;
+  }
+  return off;
+}
+
+TEST(CorrectedQuotient, GivesTheDividedCodesOverItsWholeRange) {
+  // Every bf16 x (zeros, subnormals, inf and NaN included) at divisors
+  // spread over [2^-64, 2^120] and its ends, NVFP4-like products of an
+  // e4m3 scale and a global among them.
+  std::vector<float> divisors = {kCorrectedDivisorMin, kCorrectedDivisorMax,
+                                 0.37f, 3.0f / 448.0f, 1e-10f / 448.0f,
+                                 0.75f * 1.7e-5f, 448.0f * 3.1e7f};
+  std::mt19937 rng(18);
+  for (int i = 0; i < 24; ++i) {
+    const int e = (int)(rng() % 185) - 64;
+    divisors.push_back(std::ldexp(1.0f + (rng() & 0x7fffffu) * 0x1p-23f, e) *
+                       (e > 119 ? 0.5f : 1.0f));
+  }
+  for (float d : divisors) {
+    ASSERT_TRUE(correctedQuotientOk(d, 0.0f)) << d;
+    EXPECT_EQ(correctedCodesOff<FP8Q_Q_F8E4M3FN>(d), 0) << d;
+    EXPECT_EQ(correctedCodesOff<FP8Q_Q_F8E5M2>(d), 0) << d;
+    EXPECT_EQ(correctedCodesOff<FP8Q_Q_F8E4M3FNUZ>(d), 0) << d;
+    EXPECT_EQ(correctedCodesOff<FP8Q_Q_F4E2M1FN>(d), 0) << d;
+  }
+}
+
+TEST(CorrectedQuotient, KeepsTheSignOfZeroAndItsRange) {
+  // -0 / d and a negative x whose quotient underflows keep the sign the
+  // division gives (the fma correction alone makes +0).
+  EXPECT_EQ(floatBits(correctedQuotient(-0.0f, 3.0f, 1.0f / 3.0f)), 0x80000000u);
+  const float tiny = bitsOf(0x80000001u), d = 0x1p60f;
+  EXPECT_EQ(floatBits(correctedQuotient(tiny, d, 1.0f / d)) & 0x80000000u,
+            0x80000000u);
+  // Outside the range the kernels divide.
+  EXPECT_FALSE(correctedQuotientOk(0x1p-65f, 0.0f));
+  EXPECT_FALSE(correctedQuotientOk(0x1p121f, 1.0f));
+  EXPECT_FALSE(correctedQuotientOk(0.0f, 0.0f));
+  EXPECT_FALSE(correctedQuotientOk(bitsOf(0x7f800000u), 1.0f));
+  EXPECT_FALSE(correctedQuotientOk(bitsOf(0x7fc00000u), 1.0f));
+  // An amax whose quotient could overflow (an e4m3 scale saturated at 448
+  // under a small global): inf / d would be NaN through the fma.
+  EXPECT_TRUE(correctedQuotientOk(448.0f, 448.0f * 0x1p64f));
+  EXPECT_FALSE(correctedQuotientOk(448.0f, 448.0f * 0x1p65f));
+  EXPECT_FALSE(correctedQuotientOk(1.0f, bitsOf(0x7f800000u)));
+  EXPECT_FALSE(correctedQuotientOk(0x1p100f, bitsOf(0x7f800000u)));
+  EXPECT_TRUE(std::isnan(correctedQuotient(bitsOf(0x7f800000u), 1.0f, 1.0f)));
 }
 
 } // namespace

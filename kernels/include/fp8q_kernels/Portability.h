@@ -108,6 +108,38 @@ FP8Q_HOSTDEV inline float absf(float x) {
   return __builtin_fabsf(x);
 #endif
 }
+/// a * b rounded once, never contracted into a neighbouring add (the
+/// CPU runtime rounds each step).
+FP8Q_HOSTDEV inline float mulRn(float a, float b) {
+#if defined(FP8Q_NVPTX)
+  return __fmul_rn(a, b);
+#elif defined(__clang__)
+#pragma clang fp contract(off)
+  return a * b;
+#else // GCC, host only: a * b - 0 is a * b (-0 too), and no further add
+  return __builtin_fmaf(a, b, -0.0f);
+#endif
+}
+/// a + b rounded once, never contracted with a product.
+FP8Q_HOSTDEV inline float addRn(float a, float b) {
+#if defined(FP8Q_NVPTX)
+  return __fadd_rn(a, b);
+#elif defined(__clang__)
+#pragma clang fp contract(off)
+  return a + b;
+#else // GCC, host only
+  volatile float s = a + b;
+  return s;
+#endif
+}
+/// a * b + c rounded once (IEEE fma on every target).
+FP8Q_HOSTDEV inline float fmaRn(float a, float b, float c) {
+#if defined(FP8Q_NVPTX)
+  return __fmaf_rn(a, b, c);
+#else
+  return __builtin_fmaf(a, b, c);
+#endif
+}
 /// max that ignores neither operand's sign of zero; NaN-free inputs assumed.
 FP8Q_HOSTDEV inline float maxf(float a, float b) { return a > b ? a : b; }
 /// max(a, b) that returns the other operand when one is NaN (IEEE maxNum;

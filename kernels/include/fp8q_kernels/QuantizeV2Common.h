@@ -210,13 +210,63 @@ template <bool NoNaN = false> FP8Q_HOSTDEV inline uint32_t encodeE2M1(float x) {
 #endif
 }
 
-/// x / divisor as the v2 kernels form it (x * rcp for power-of-two
-/// divisors, x * 0 for a zero divisor); NaN quotients keep whatever sign
-/// the target gives them, so only encoders that ignore the NaN sign (E2M1,
-/// E4M3FNUZ) may take it unchanged.
+/// Issue 18's switch for the fma-corrected quotient of every non-power-of-
+/// two scale (E5M2 / E4M3FNUZ / E2M1 with exact scales, NVFP4's e4m3 scale
+/// times the global); 0 keeps it to the FP8 1x128 format, the rest divide.
+#ifndef FP8Q_V2_CORRECTED_QUOTIENT
+#define FP8Q_V2_CORRECTED_QUOTIENT 1
+#endif
+
+/// The divisors the corrected quotient is taken for: 1 / divisor and every
+/// quotient that can round to a nonzero code (>= 2^-18, E5M2's smallest
+/// midpoint being 2^-17) stay normal, and so does the remainder of such a
+/// quotient (x >= 2^-82), which keeps the fma remainder exact. Exact scales
+/// are always inside (amax >= 1e-10, so divisor >= 2^-49); an e4m3 scale
+/// times an extreme global may not be, and divides.
+constexpr float kCorrectedDivisorMin = 0x1p-64f;
+constexpr float kCorrectedDivisorMax = 0x1p120f;
+/// The largest quotient amax / divisor taken: an overflowing quotient
+/// (inf through the division) would be NaN through the fma. Exact scales
+/// give qmax; an e4m3 scale saturated at 448 may give more, and divides.
+constexpr float kCorrectedQuotientMax = 0x1p64f;
+
+/// True when the corrected quotient is exact for every element of a group
+/// with this divisor and amax (an infinite amax never: inf / d would be
+/// NaN; NaN elements give NaN either way, the amax skips them).
+FP8Q_HOSTDEV inline bool correctedQuotientOk(float divisor, float amax) {
+  return divisor >= kCorrectedDivisorMin && divisor <= kCorrectedDivisorMax &&
+         amax <= divisor * kCorrectedQuotientMax && amax <= 3.40282347e38f;
+}
+
+/// fl(x / divisor) for 16-bit x (every bf16 and f16 value widened to fp32)
+/// from rcp = RN(1 / divisor), without a division: the remainder
+/// x - y0 * divisor is exact in an fma and one correction step rounds
+/// correctly (Markstein). Equal to the division for every pair of a bf16 or
+/// f16 significand and an fp32 divisor significand, both exponent orders
+/// (bench/encode_exhaustive_cpu.cpp, `corrected_quotient_*`), hence for
+/// every |x| <= amax and divisor with correctedQuotientOk (a quotient below
+/// 2^-18 may be off by an ulp, which no code sees: it rounds to zero). A
+/// zero result keeps x's sign (the correction turns -0 into +0; the
+/// quotient's sign is x's for a positive divisor).
+FP8Q_HOSTDEV inline float correctedQuotient(float x, float divisor,
+                                            float rcp) {
+  const float y0 = mulRn(x, rcp);
+  const float y = fmaRn(fmaRn(-y0, divisor, x), rcp, y0);
+  return bitsFloat(floatBits(y) | (floatBits(x) & 0x80000000u));
+}
+
+/// x / divisor as the v2 kernels form it: x * 0 for a zero divisor, x * rcp
+/// for power-of-two divisors, correctedQuotient when `corrected` (16-bit x,
+/// rcp set, correctedQuotientOk), else the division; NaN quotients keep
+/// whatever sign the target gives them, so only encoders that ignore the
+/// NaN sign (E2M1, E4M3FNUZ) may take it unchanged.
 FP8Q_HOSTDEV inline float quotientV2(float x, float divisor, float rcp,
-                                     bool pow2) {
-  return divisor == 0.0f ? x * 0.0f : (pow2 ? x * rcp : x / divisor);
+                                     bool pow2, bool corrected = false) {
+  if (divisor == 0.0f)
+    return x * 0.0f;
+  if (pow2)
+    return x * rcp;
+  return corrected ? correctedQuotient(x, divisor, rcp) : x / divisor;
 }
 
 /// The fp4 code of x / divisor as quantizeV2Value<FP8Q_Q_F4E2M1FN> gives
@@ -224,8 +274,8 @@ FP8Q_HOSTDEV inline float quotientV2(float x, float divisor, float rcp,
 /// matter here. `NoNaN`: no quotient is NaN (x finite, divisor not NaN).
 template <bool NoNaN = false>
 FP8Q_HOSTDEV inline uint32_t quantizeE2M1(float x, float divisor, float rcp,
-                                          bool pow2) {
-  return encodeE2M1<NoNaN>(quotientV2(x, divisor, rcp, pow2));
+                                          bool pow2, bool corrected = false) {
+  return encodeE2M1<NoNaN>(quotientV2(x, divisor, rcp, pow2, corrected));
 }
 
 /// Two fp32 -> E4M3FN bytes (lo in the low byte) as the sm_89+ hardware
@@ -297,11 +347,12 @@ FP8Q_HOSTDEV inline void fnuzCodes8(const float (&y)[8], uint32_t (&out)[2]) {
 /// matter.
 FP8Q_HOSTDEV inline void fnuzQuantize8(const float (&v)[8], float divisor,
                                        float rcp, bool pow2,
-                                       uint32_t (&out)[2]) {
+                                       uint32_t (&out)[2],
+                                       bool corrected = false) {
   float y[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i)
-    y[i] = quotientV2(v[i], divisor, rcp, pow2);
+    y[i] = quotientV2(v[i], divisor, rcp, pow2, corrected);
   fnuzCodes8(y, out);
 }
 
