@@ -176,11 +176,10 @@ __device__ FP8Q_V2_INLINE float teamMax(float v, int lanes) {
 /// instantiation in the raw-word kernels, so that no per-element branch on
 /// it remains: uniform branches between the elements' conversions cost the
 /// instruction-level parallelism the loop needs): x * rcp for power-of-two
-/// scales; the fma-corrected quotient (correctedQuotient) for every other
-/// rounding, per group where the divisor is finite and correctedQuotientOk
-/// holds for it and the group's amax
-/// (FP8Q_V2_CORRECTED_QUOTIENT=0 keeps it to the FP8 1x128 format: E4M3FN,
-/// exact f32 scale, group 128); else the division.
+/// scales; the fma-corrected quotient (correctedQuotient) for the FP8
+/// 1x128 format and NVFP4 (FP8Q_V2_CORRECTED_QUOTIENT), per group where the
+/// divisor is finite and correctedQuotientOk holds for it and the group's
+/// amax; else the division.
 enum QuantV2Quotient { kQuotPow2, kQuotCorrected, kQuotDivide };
 
 /// The quotient kind of a launch (uniform: it depends on the arguments).
@@ -188,9 +187,12 @@ template <int QT>
 __device__ FP8Q_V2_INLINE int quantV2QuotientOf(const QuantV2Args &p) {
   if (quantV2Pow2(p.rounding))
     return kQuotPow2;
-  if (FP8Q_V2_CORRECTED_QUOTIENT ||
-      (QT == FP8Q_Q_F8E4M3FN && p.rounding == FP8Q_ROUND_EXACT &&
-       p.scaleType == FP8Q_SCALE_F32 && p.group == 128))
+  if (QT == FP8Q_Q_F8E4M3FN && p.rounding == FP8Q_ROUND_EXACT &&
+      p.scaleType == FP8Q_SCALE_F32 && p.group == 128)
+    return kQuotCorrected;
+  if (FP8Q_V2_CORRECTED_QUOTIENT >= 2 ||
+      (FP8Q_V2_CORRECTED_QUOTIENT == 1 && QT == FP8Q_Q_F4E2M1FN &&
+       p.scaleType == FP8Q_SCALE_F8E4M3FN))
     return kQuotCorrected;
   return kQuotDivide;
 }
@@ -480,9 +482,11 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
   const int quot = quantV2QuotientOf<QT>(p);
   if (quot == kQuotPow2)
     quantizeV2WordsWalk<T, QT, kQuotPow2>(p);
-  else if (quot == kQuotCorrected)
+  else if (quot == kQuotCorrected &&
+           (QT == FP8Q_Q_F8E4M3FN || QT == FP8Q_Q_F4E2M1FN ||
+            FP8Q_V2_CORRECTED_QUOTIENT >= 2))
     quantizeV2WordsWalk<T, QT, kQuotCorrected>(p);
-#if !FP8Q_V2_CORRECTED_QUOTIENT
+#if FP8Q_V2_CORRECTED_QUOTIENT < 2
   else
     quantizeV2WordsWalk<T, QT, kQuotDivide>(p);
 #endif
