@@ -189,8 +189,8 @@ int main() {
   // exponent order, 23 bits), f16 eight (3 more significand bits each).
   auto correctedOff = [](uint32_t sign, uint32_t xm, int xBits, uint32_t xe,
                          uint32_t dm) -> uint64_t {
-    const float x = fp8q_bits_f32(sign << 31 | (127u + xe) << 23 |
-                                  xm << (23 - xBits));
+    const float x =
+        fp8q_bits_f32(sign << 31 | (127u + xe) << 23 | xm << (23 - xBits));
     const float d = fp8q_bits_f32(127u << 23 | dm), rcp = 1.0f / d;
     volatile float q = x / d;
     return fp8q_f32_bits(correctedQuotient(x, d, rcp)) != fp8q_f32_bits(q);
@@ -205,18 +205,16 @@ int main() {
                       &first),
                   kAll, first);
   for (uint32_t hi = 0; hi < 8; ++hi)
-    fails |= report(hi ? "corrected_quotient_f16 (continued)"
-                       : "corrected_quotient_f16",
-                    sweep(
-                        1,
-                        [&](uint32_t u) -> uint64_t {
-                          return correctedOff(u >> 31,
-                                              hi << 7 | ((u >> 24) & 0x7fu),
-                                              10, (u >> 23) & 1u,
-                                              u & 0x7fffffu);
-                        },
-                        &first),
-                    kAll, first);
+    fails |= report(
+        hi ? "corrected_quotient_f16 (continued)" : "corrected_quotient_f16",
+        sweep(
+            1,
+            [&](uint32_t u) -> uint64_t {
+              return correctedOff(u >> 31, hi << 7 | ((u >> 24) & 0x7fu), 10,
+                                  (u >> 23) & 1u, u & 0x7fffffu);
+            },
+            &first),
+        kAll, first);
   printf("EXHAUSTIVE CPU %s\n", fails ? "FAILED" : "passed");
   return fails;
 }

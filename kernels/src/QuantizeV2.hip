@@ -400,8 +400,8 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
         v[i] = toFloat(T{(uint16_t)(w[j][s].w[i / 2] >> (16 * (i % 2)))});
-      storeCodesV2<QT, kQ16>(p, gc[j].m, e, v, divisor, rcp, pow2, hw, corrected,
-                             noNaN);
+      storeCodesV2<QT, kQ16>(p, gc[j].m, e, v, divisor, rcp, pow2, hw,
+                             corrected, noNaN);
     }
     if constexpr (Storage)
       scaleByte[j] = fp8q_scale_encode_byte(sc, p.scaleType);

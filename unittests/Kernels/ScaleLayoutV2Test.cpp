@@ -273,7 +273,8 @@ TEST(CorrectedQuotient, IsTheDivisionForEveryBf16Significand) {
         ASSERT_EQ(floatBits(correctedQuotient(x, d, rcp)),
                   floatBits(dividedBy(x, d)))
             << x << " / " << d;
-        uncorrectedOff += floatBits(mulRn(x, rcp)) != floatBits(dividedBy(x, d));
+        uncorrectedOff +=
+            floatBits(mulRn(x, rcp)) != floatBits(dividedBy(x, d));
       }
     }
   EXPECT_GT(uncorrectedOff, 0);
@@ -305,8 +306,7 @@ template <int QT> int64_t correctedCodesOff(float d) {
     } else {
       if (x != x)
         continue;
-      got = quantizeV2Value<QT>(correctedQuotient(x, d, rcp), 1.0f, 1.0f,
-                                true);
+      got = quantizeV2Value<QT>(correctedQuotient(x, d, rcp), 1.0f, 1.0f, true);
     }
     off += got != want;
   }
@@ -317,9 +317,9 @@ TEST(CorrectedQuotient, GivesTheDividedCodesOverItsWholeRange) {
   // Every bf16 x (zeros, subnormals, inf and NaN included) at divisors
   // spread over [2^-64, 2^120] and its ends, NVFP4-like products of an
   // e4m3 scale and a global among them.
-  std::vector<float> divisors = {kCorrectedDivisorMin, kCorrectedDivisorMax,
-                                 0.37f, 3.0f / 448.0f, 1e-10f / 448.0f,
-                                 0.75f * 1.7e-5f, 448.0f * 3.1e7f};
+  std::vector<float> divisors = {
+      kCorrectedDivisorMin, kCorrectedDivisorMax, 0.37f,          3.0f / 448.0f,
+      1e-10f / 448.0f,      0.75f * 1.7e-5f,      448.0f * 3.1e7f};
   std::mt19937 rng(18);
   for (int i = 0; i < 24; ++i) {
     const int e = (int)(rng() % 185) - 64;
@@ -338,7 +338,8 @@ TEST(CorrectedQuotient, GivesTheDividedCodesOverItsWholeRange) {
 TEST(CorrectedQuotient, KeepsTheSignOfZeroAndItsRange) {
   // -0 / d and a negative x whose quotient underflows keep the sign the
   // division gives (the fma correction alone makes +0).
-  EXPECT_EQ(floatBits(correctedQuotient(-0.0f, 3.0f, 1.0f / 3.0f)), 0x80000000u);
+  EXPECT_EQ(floatBits(correctedQuotient(-0.0f, 3.0f, 1.0f / 3.0f)),
+            0x80000000u);
   const float tiny = bitsOf(0x80000001u), d = 0x1p60f;
   EXPECT_EQ(floatBits(correctedQuotient(tiny, d, 1.0f / d)) & 0x80000000u,
             0x80000000u);

@@ -252,8 +252,7 @@ FP8Q_HOSTDEV inline bool correctedQuotientOk(float divisor, float amax) {
 /// 2^-18 may be off by an ulp, which no code sees: it rounds to zero). A
 /// zero result keeps x's sign (the correction turns -0 into +0; the
 /// quotient's sign is x's for a positive divisor).
-FP8Q_HOSTDEV inline float correctedQuotient(float x, float divisor,
-                                            float rcp) {
+FP8Q_HOSTDEV inline float correctedQuotient(float x, float divisor, float rcp) {
   const float y0 = mulRn(x, rcp);
   const float y = fmaRn(fmaRn(-y0, divisor, x), rcp, y0);
   return bitsFloat(floatBits(y) | (floatBits(x) & 0x80000000u));
@@ -350,8 +349,7 @@ FP8Q_HOSTDEV inline void fnuzCodes8(const float (&y)[8], uint32_t (&out)[2]) {
 /// for every x and divisor: every NaN is 0x80, so the NaN sign rules do not
 /// matter.
 FP8Q_HOSTDEV inline void fnuzQuantize8(const float (&v)[8], float divisor,
-                                       float rcp, bool pow2,
-                                       uint32_t (&out)[2],
+                                       float rcp, bool pow2, uint32_t (&out)[2],
                                        bool corrected = false) {
   float y[8];
 #pragma unroll
