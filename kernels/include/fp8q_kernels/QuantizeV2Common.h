@@ -214,9 +214,9 @@ template <bool NoNaN = false> FP8Q_HOSTDEV inline uint32_t encodeE2M1(float x) {
 /// format (E4M3FN, exact f32 scale, group 128), which always takes it: 1
 /// adds NVFP4 (E2M1, e4m3 scale times the global), 2 every non-power-of-two
 /// scale (E5M2 / E4M3FNUZ / E2M1 exact too), 0 none. 1 is the default: on
-/// the H200 NVFP4 gains 7%, while 2 made E4M3FNUZ and E5M2 1x64 9% slower
-/// and the row / column-major pow2 launches of the same raw-word kernel
-/// 8-15% slower (bench/RESULTS.md, issue 18).
+/// the H200 NVFP4 gains 7%, while with one raw-word kernel per element type
+/// 2 makes E4M3FNUZ 5% and E5M2 1x64 2% slower than the division, and the
+/// E4M3FN kernel's pow2 paths 5-17% slower (bench/RESULTS.md, issue 18).
 #ifndef FP8Q_V2_CORRECTED_QUOTIENT
 #define FP8Q_V2_CORRECTED_QUOTIENT 1
 #endif

@@ -59,8 +59,14 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_decode_gemm_preshuffle_m32",
     "fp8q_kernel_decode_gemm_preshuffle_m64",
     "fp8q_kernel_gemm_v2",
-    "fp8q_kernel_quantize_v2_words_bf16",
-    "fp8q_kernel_quantize_v2_words_f16",
+    "fp8q_kernel_quantize_v2_words_bf16_e4m3fn",
+    "fp8q_kernel_quantize_v2_words_bf16_e4m3fnuz",
+    "fp8q_kernel_quantize_v2_words_bf16_e5m2",
+    "fp8q_kernel_quantize_v2_words_bf16_e2m1",
+    "fp8q_kernel_quantize_v2_words_f16_e4m3fn",
+    "fp8q_kernel_quantize_v2_words_f16_e4m3fnuz",
+    "fp8q_kernel_quantize_v2_words_f16_e5m2",
+    "fp8q_kernel_quantize_v2_words_f16_e2m1",
 };
 
 namespace {

@@ -175,8 +175,7 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   block.x = kV2Block;
   void *args[] = {&a};
   const KernelId kernel =
-      a.words ? (t == Act::BF16 ? KernelId::QuantizeV2WordsBf16
-                                : KernelId::QuantizeV2WordsF16)
+      a.words ? quantizeV2WordsKernel((int)t, qType)
               : (KernelId)((int)KernelId::QuantizeV2Bf16 + (int)t);
   if (int32_t s = ex.launch(kernel, grid, block, args))
     return s;

@@ -81,10 +81,22 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_decode_gemm_preshuffle_m64;
   case KernelId::GemmV2:
     return (const void *)fp8q_kernel_gemm_v2;
-  case KernelId::QuantizeV2WordsBf16:
-    return (const void *)fp8q_kernel_quantize_v2_words_bf16;
-  case KernelId::QuantizeV2WordsF16:
-    return (const void *)fp8q_kernel_quantize_v2_words_f16;
+  case KernelId::QuantizeV2Words:
+    return (const void *)fp8q_kernel_quantize_v2_words_bf16_e4m3fn;
+  case KernelId::QuantizeV2WordsBf16E4M3FNUZ:
+    return (const void *)fp8q_kernel_quantize_v2_words_bf16_e4m3fnuz;
+  case KernelId::QuantizeV2WordsBf16E5M2:
+    return (const void *)fp8q_kernel_quantize_v2_words_bf16_e5m2;
+  case KernelId::QuantizeV2WordsBf16E2M1:
+    return (const void *)fp8q_kernel_quantize_v2_words_bf16_e2m1;
+  case KernelId::QuantizeV2WordsF16E4M3FN:
+    return (const void *)fp8q_kernel_quantize_v2_words_f16_e4m3fn;
+  case KernelId::QuantizeV2WordsF16E4M3FNUZ:
+    return (const void *)fp8q_kernel_quantize_v2_words_f16_e4m3fnuz;
+  case KernelId::QuantizeV2WordsF16E5M2:
+    return (const void *)fp8q_kernel_quantize_v2_words_f16_e5m2;
+  case KernelId::QuantizeV2WordsF16E2M1:
+    return (const void *)fp8q_kernel_quantize_v2_words_f16_e2m1;
   default:
     return nullptr;
   }
