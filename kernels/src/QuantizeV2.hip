@@ -493,9 +493,9 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
 }
 
 /// The raw-word kernels' body (16-bit x, p.words set by the launcher): one
-/// kernel per element type, so that each gets its own register allocation
-/// (with every type in one kernel, the corrected quotient of one type
-/// slowed the others' untouched paths by 9-29% on sm_90).
+/// kernel per element type, each with its own register allocation (the
+/// split made the FP8 1x128 exact launch 7% faster on the H200 and moved
+/// the others by -5% .. +2%, bench/RESULTS.md).
 template <class T, int QT>
 __device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
   if (blockIdX() >= p.quantBlocks) {
@@ -508,7 +508,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
 } // namespace
 
 /// fp8q_kernel_quantize_v2_words_<x>_<q>: x in {bf16, f16}, q the element
-/// type (the launcher's KernelId::QuantizeV2Words + 4 * x + qType).
+/// type (the launcher's quantizeV2WordsKernel(x, qType)).
 #define FP8Q_V2_WORDS_KERNEL(xname, T, qname, QT)                              \
   extern "C" __global__                                                        \
   FP8Q_LAUNCH_BOUNDS(kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void            \

@@ -52,9 +52,9 @@ enum class KernelId : int {
   DecodeGemmPreshuffle64,
   GemmV2, ///< fp8q_kernel_gemm_v2 (SPEC v2 formats, portable)
   /// fp8q_kernel_quantize_v2_words_<x>_<q> (QuantizeV2.hip), one per input
-  /// type and element type: QuantizeV2Words + 4 * Act + qType
+  /// type and element type: QuantizeV2WordsBf16E4M3FN + 4 * Act + qType
   /// (quantizeV2WordsKernel).
-  QuantizeV2Words,
+  QuantizeV2WordsBf16E4M3FN,
   QuantizeV2WordsBf16E4M3FNUZ,
   QuantizeV2WordsBf16E5M2,
   QuantizeV2WordsBf16E2M1,
@@ -68,7 +68,7 @@ enum class KernelId : int {
 /// The raw-word quantize kernel for 16-bit input `act` (0 bf16, 1 f16) and
 /// element type `qType` (fp8q_q_type, 0..3).
 inline KernelId quantizeV2WordsKernel(int act, int qType) {
-  return (KernelId)((int)KernelId::QuantizeV2Words + 4 * act + qType);
+  return (KernelId)((int)KernelId::QuantizeV2WordsBf16E4M3FN + 4 * act + qType);
 }
 
 /// Kernel symbol names (extern "C" in kernels/src).

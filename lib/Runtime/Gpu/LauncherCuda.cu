@@ -81,7 +81,7 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_decode_gemm_preshuffle_m64;
   case KernelId::GemmV2:
     return (const void *)fp8q_kernel_gemm_v2;
-  case KernelId::QuantizeV2Words:
+  case KernelId::QuantizeV2WordsBf16E4M3FN:
     return (const void *)fp8q_kernel_quantize_v2_words_bf16_e4m3fn;
   case KernelId::QuantizeV2WordsBf16E4M3FNUZ:
     return (const void *)fp8q_kernel_quantize_v2_words_bf16_e4m3fnuz;
