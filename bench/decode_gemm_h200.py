@@ -18,7 +18,11 @@ block, K splits, blocks), the cuBLAS column, the speed-ups. --compact
 prints one short line per (shape, M) instead (for sweeps).
 
 Usage: python3 decode_gemm_h200.py <libdecode.so> [--iters N]
-       [--shapes 6144x2048,...] [--ms 1,16,64] [--only-v2] [--compact TAG]
+       [--shapes 6144x2048,...] [--ms 1,16,64] [--only-v2] [--no-v2]
+       [--compact TAG]
+The first kernel and the read-only kernel are launched programmatically
+(PDL), as the CUDA runtime launches fp8q kernels; FP8Q_PDL=0 launches them
+ordinarily (bench/decode_gemm_lib.cu).
 """
 import argparse
 import ctypes
@@ -38,6 +42,8 @@ def main():
     ap.add_argument("--ms", default="")
     ap.add_argument("--only-v2", action="store_true",
                     help="skip the first kernel and cuBLAS")
+    ap.add_argument("--no-v2", action="store_true",
+                    help="skip the second kernel")
     ap.add_argument("--compact", default="",
                     help="one short line per (shape, M), tagged")
     args = ap.parse_args()
@@ -175,12 +181,44 @@ def main():
             shuf = [w.view(torch.uint8).view(n // 16, 16, k // 32, 2, 16)
                     .permute(0, 2, 3, 1, 4).contiguous()
                     for w in ws_list] if shuffle_ok else None
+
+            def measure_v2(line):
+                """The second kernel, both layouts: (best us, all PASS,
+                plan, line, failures)."""
+                nf = 0
+                t2, err2 = measure(run_v2, ws_list, 0)
+                ok2 = err2 <= 1.0
+                nf += not ok2
+                bw2 = tbps(t2)
+                pl = f"R{plan[0]}/split{plan[1]}/{plan[2] * plan[1]}blk"
+                line += (f" | V2 {t2:.2f} us {bw2:.2f} TB/s = "
+                         f"{100 * bw2 / copy_bw:.0f}% of copy, "
+                         f"{100 * bw2 / read_bw:.0f}% of read, "
+                         f"{tr / t2:.2f}x read-only time ({pl}), check "
+                         f"{'PASS' if ok2 else 'FAIL'} "
+                         f"(worst err/tol {err2:.3f})")
+                t2best, ok2all = t2, ok2
+                if shuffle_ok:
+                    t2p, err2p = measure(run_v2, shuf, 1)
+                    ok2p = err2p <= 1.0
+                    nf += not ok2p
+                    ok2all = ok2all and ok2p
+                    line += (f" | V2-PRESHUFFLE {t2p:.2f} us "
+                             f"{tbps(t2p):.2f} TB/s = "
+                             f"{100 * tbps(t2p) / read_bw:.0f}% of read, "
+                             f"check {'PASS' if ok2p else 'FAIL'}")
+                    t2best = min(t2, t2p)
+                if t is not None:
+                    line += f" | V2 vs FP8Q {t / t2best:.2f}x"
+                return t2best, ok2all, pl, line, nf
             t = tp = None
+            ok1 = True  # every check of the first kernel
             line = f"FP8Q N={n} K={k} M={m} ring={ring}"
             if not args.only_v2:
                 t, err = measure(run_fp8q, ws_list, 0)
                 ok = err <= 1.0
                 fails += not ok
+                ok1 = ok1 and ok
                 bw = tbps(t)
                 line += (f" {t:.2f} us "
                          f"weight {bw:.2f} TB/s = {100 * bw / copy_bw:.0f}% of "
@@ -190,34 +228,17 @@ def main():
                 if shuffle_ok:
                     tp, perr = measure(run_fp8q, shuf, 1)
                     fails += not perr <= 1.0
+                    ok1 = ok1 and perr <= 1.0
                     pbw = tbps(tp)
                     line += (f" | PRESHUFFLE {tp:.2f} us {pbw:.2f} TB/s = "
                              f"{100 * pbw / read_bw:.0f}% of read, check "
                              f"{'PASS' if perr <= 1.0 else 'FAIL'}")
                     t = min(t, tp)
             # The second kernel, both layouts.
-            t2, err2 = measure(run_v2, ws_list, 0)
-            ok2 = err2 <= 1.0
-            fails += not ok2
-            bw2 = tbps(t2)
-            pl = f"R{plan[0]}/split{plan[1]}/{plan[2] * plan[1]}blk"
-            line += (f" | V2 {t2:.2f} us {bw2:.2f} TB/s = "
-                     f"{100 * bw2 / copy_bw:.0f}% of copy, "
-                     f"{100 * bw2 / read_bw:.0f}% of read, "
-                     f"{tr / t2:.2f}x read-only time ({pl}), check "
-                     f"{'PASS' if ok2 else 'FAIL'} (worst err/tol {err2:.3f})")
-            t2best, ok2all = t2, ok2
-            if shuffle_ok:
-                t2p, err2p = measure(run_v2, shuf, 1)
-                ok2p = err2p <= 1.0
-                fails += not ok2p
-                ok2all = ok2all and ok2p
-                line += (f" | V2-PRESHUFFLE {t2p:.2f} us {tbps(t2p):.2f} TB/s"
-                         f" = {100 * tbps(t2p) / read_bw:.0f}% of read, check "
-                         f"{'PASS' if ok2p else 'FAIL'}")
-                t2best = min(t2, t2p)
-            if t is not None:
-                line += f" | V2 vs FP8Q {t / t2best:.2f}x"
+            t2best, ok2all, pl = None, True, "-"
+            if not args.no_v2:
+                t2best, ok2all, pl, line, nf = measure_v2(line)
+                fails += nf
             del shuf
             tc = None
             # cuBLAS blockwise on the same operands, where it runs.
@@ -242,22 +263,25 @@ def main():
                 cbw = n * k / (tc * 1e-6) / 1e12
                 cerr = worst(couts[0])
                 line += (f" | CUBLAS {tc:.2f} us {cbw:.2f} TB/s (err/tol "
-                         f"{cerr:.3f}), fp8q {tc / t:.2f}x, v2 "
-                         f"{tc / t2best:.2f}x")
+                         f"{cerr:.3f}), fp8q {tc / t:.2f}x"
+                         + (f", v2 {tc / t2best:.2f}x" if t2best else ""))
             except Exception as e:  # report, do not hide
                 tc = None
                 line += f" | CUBLAS refused ({str(e).splitlines()[0][:60]})"
             if args.compact:
                 # tag NxK M plan, v2 (best layout) us, % of the 1 GiB read,
-                # % of the copy, read-only floor us, v1 (best layout) us,
-                # cuBLAS us, both checks; the full line goes to stderr.
-                bw2b = tbps(t2best)
-                print(f"{args.compact} {n}x{k} M={m} {pl} v2 {t2best:.2f}us "
-                      f"{100 * bw2b / read_bw:.0f}%rd "
-                      f"{100 * bw2b / copy_bw:.0f}%cp ro {tr:.2f}"
+                # % of the copy ("v2 -" with --no-v2), read-only floor us,
+                # v1 (best layout) us, cuBLAS us, every check; the full line
+                # goes to stderr.
+                v2s = "v2 -"
+                if t2best:
+                    bw2b = tbps(t2best)
+                    v2s = (f"v2 {t2best:.2f}us {100 * bw2b / read_bw:.0f}%rd "
+                           f"{100 * bw2b / copy_bw:.0f}%cp")
+                print(f"{args.compact} {n}x{k} M={m} {pl} {v2s} ro {tr:.2f}"
                       + (f" v1 {t:.2f}" if t is not None else "")
                       + (f" cublas {tc:.2f}" if tc is not None else "")
-                      + f" {'PASS' if ok2all else 'FAIL'}",
+                      + f" {'PASS' if ok1 and ok2all else 'FAIL'}",
                       flush=True)
                 print(line, file=sys.stderr, flush=True)
             else:

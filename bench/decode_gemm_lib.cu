@@ -12,6 +12,37 @@
 
 #include "../kernels/src/DecodeGemm.hip"
 
+#include <cstdlib>
+#include <utility>
+
+/// The first kernel and the read-only kernel are launched as the CUDA
+/// runtime launches fp8q kernels: programmatically (PDL, each starts with
+/// gridPrologue), unless FP8Q_PDL=0 in the environment.
+static bool benchPdl() {
+  static const bool on = [] {
+    const char *e = std::getenv("FP8Q_PDL");
+    return !(e && e[0] == '0' && e[1] == 0);
+  }();
+  return on;
+}
+
+/// <<<grid, block, lds, s>>>(args...), programmatic when benchPdl().
+template <class... P, class... A>
+static void benchLaunch(void (*kernel)(P...), dim3 grid, dim3 block,
+                        size_t lds, cudaStream_t s, A &&...args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = lds;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = benchPdl() ? 1 : 0;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+
 extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
                                       const void *w, const void *ws, void *out,
                                       int64_t M, int64_t N, int64_t K,
@@ -43,11 +74,9 @@ extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
   cudaStream_t s = (cudaStream_t)stream;
 #define FP8Q_LAUNCH(r)                                                         \
   case r:                                                                      \
-    if (preshuffled)                                                           \
-      fp8q_kernel_decode_gemm_preshuffle_m##r<<<grid, kDecodeThreads, 0, s>>>( \
-          a);                                                                  \
-    else                                                                       \
-      fp8q_kernel_decode_gemm_m##r<<<grid, kDecodeThreads, 0, s>>>(a);         \
+    benchLaunch(preshuffled ? fp8q_kernel_decode_gemm_preshuffle_m##r          \
+                            : fp8q_kernel_decode_gemm_m##r,                    \
+                grid, dim3(kDecodeThreads), 0, s, a);                          \
     break;
   switch (rows) {
     FP8Q_LAUNCH(8)
@@ -132,13 +161,9 @@ fp8q_bench_decode_gemm_v2(const void *q, const void *xs, const void *w,
   }
 #define FP8Q_LAUNCH2(r)                                                        \
   case r:                                                                      \
-    if (preshuffled)                                                           \
-      fp8q_kernel_decode2_gemm_preshuffle_m##r<<<                              \
-          grid, T, decode2LdsBytes<DecodeMapNv, r>(), s>>>(a);                 \
-    else                                                                       \
-      fp8q_kernel_decode2_gemm_m##r<<<grid, T,                                 \
-                                      decode2LdsBytes<DecodeMapNv, r>(), s>>>( \
-          a);                                                                  \
+    benchLaunch(preshuffled ? fp8q_kernel_decode2_gemm_preshuffle_m##r         \
+                            : fp8q_kernel_decode2_gemm_m##r,                   \
+                grid, dim3(T), decode2LdsBytes<DecodeMapNv, r>(), s, a);       \
     break;
   switch (rows) { FP8Q_EACH2(FP8Q_LAUNCH2) }
 #undef FP8Q_LAUNCH2
@@ -151,6 +176,7 @@ fp8q_bench_decode_gemm_v2(const void *q, const void *xs, const void *w,
 /// loads cannot be removed; one word per block written.
 __global__ void fp8q_bench_read_kernel(const Bytes16 *p, int64_t n,
                                        uint32_t *sink) {
+  gridPrologue();
   uint32_t acc = 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -165,7 +191,8 @@ extern "C" int fp8q_bench_read(const void *p, int64_t bytes, void *sink,
                                void *stream) {
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  fp8q_bench_read_kernel<<<sms * 8, 256, 0, (cudaStream_t)stream>>>(
-      (const Bytes16 *)p, bytes / 16, (uint32_t *)sink);
+  benchLaunch(fp8q_bench_read_kernel, dim3(sms * 8), dim3(256), 0,
+              (cudaStream_t)stream, (const Bytes16 *)p, bytes / 16,
+              (uint32_t *)sink);
   return cudaGetLastError() == cudaSuccess ? 0 : 2;
 }

@@ -166,7 +166,10 @@ for phase in "${phases[@]}"; do
       fi
       for policy in fused fused-noprod nofusion hand gemms gemms-torchset; do
         [ -f "$art/$model-$policy.so" ] || continue
-        for g in "" --graph; do
+        # FP8Q_STEP_GRAPH=only: the graph runs alone (shorter A/B runs).
+        modes=("" --graph)
+        [ "${FP8Q_STEP_GRAPH:-both}" = only ] && modes=(--graph)
+        for g in "${modes[@]}"; do
           graph=no
           [ -n "$g" ] && graph=yes
           text=$("$run" "$art/$model-$policy.so" --inputs constant --m "$m" \

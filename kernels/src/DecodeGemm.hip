@@ -115,10 +115,12 @@ __device__ inline void decodeGemmBody(const DecodeGemmArgs &p) {
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(                                    \
       kDecodeThreads,                                                          \
       minBlocks) void fp8q_kernel_decode_gemm_m##rows(DecodeGemmArgs p) {      \
+    gridPrologue();                                                            \
     decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Plain>(p);               \
   }                                                                            \
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, minBlocks) void     \
       fp8q_kernel_decode_gemm_preshuffle_m##rows(DecodeGemmArgs p) {           \
+    gridPrologue();                                                            \
     decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(p);     \
   }
 
@@ -460,11 +462,13 @@ __device__ inline void decode2Body(const Decode2Args &a) {
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(                                    \
       Decode2Shape<DecodeMap>::kThreads,                                       \
       minBlocks) void fp8q_kernel_decode2_gemm_m##rows(Decode2Args a) {        \
+    gridPrologue();                                                            \
     decode2Body<rows / DecodeMap::kTileM, WLayout::Plain>(a);                  \
   }                                                                            \
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(Decode2Shape<DecodeMap>::kThreads,  \
                                            minBlocks) void                     \
       fp8q_kernel_decode2_gemm_preshuffle_m##rows(Decode2Args a) {             \
+    gridPrologue();                                                            \
     decode2Body<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(a);        \
   }
 

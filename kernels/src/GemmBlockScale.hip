@@ -77,10 +77,12 @@ template <WLayout L> __device__ inline void gemmMfmaBody(const GemmArgs &p) {
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kGemmThreads,
                    1) void fp8q_kernel_gemm_preshuffle(GemmArgs p) {
+  gridPrologue();
   gemmMfmaBody<WLayout::Preshuffle16x16>(p);
 }
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kGemmThreads, 1) void fp8q_kernel_gemm_plain(GemmArgs p) {
+  gridPrologue();
   gemmMfmaBody<WLayout::Plain>(p);
 }
 #endif // FP8Q_AMDGCN
@@ -118,11 +120,13 @@ extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kPortableTile *kPortableTile,
                    1) void fp8q_kernel_gemm_portable_preshuffle(GemmArgs p,
                                                                 int32_t fp8) {
+  gridPrologue();
   gemmPortableBody<WLayout::Preshuffle16x16>(p, static_cast<Fp8>(fp8));
 }
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kPortableTile *kPortableTile,
                    1) void fp8q_kernel_gemm_portable_plain(GemmArgs p,
                                                            int32_t fp8) {
+  gridPrologue();
   gemmPortableBody<WLayout::Plain>(p, static_cast<Fp8>(fp8));
 }

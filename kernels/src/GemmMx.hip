@@ -85,9 +85,11 @@ template <MxFmt F> __device__ inline void gemmMxBody(const MxGemmArgs &p) {
 #define FP8Q_MX_KERNEL extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kMxThreads, 1)
 
 FP8Q_MX_KERNEL void fp8q_kernel_gemm_mxfp8(MxGemmArgs p) {
+  gridPrologue();
   gemmMxBody<MxFmt::E4M3>(p);
 }
 FP8Q_MX_KERNEL void fp8q_kernel_gemm_mxfp4(MxGemmArgs p) {
+  gridPrologue();
   gemmMxBody<MxFmt::E2M1>(p);
 }
 #undef FP8Q_MX_KERNEL
@@ -99,6 +101,7 @@ extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kMxPortableTile *kMxPortableTile,
                    1) void fp8q_kernel_gemm_mx_portable(MxGemmArgs p,
                                                         int32_t fmt) {
+  gridPrologue();
   const int tid = threadId();
   const int64_t n = blockIdX() * kMxPortableTile + tid % kMxPortableTile;
   const int64_t m = blockIdY() * kMxPortableTile + tid / kMxPortableTile;

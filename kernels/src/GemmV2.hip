@@ -59,6 +59,7 @@ __device__ inline uint8_t weightCode(const GemmV2Args &p, bool fp4, int64_t n,
 
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kGemmV2BlockN, 1) void fp8q_kernel_gemm_v2(GemmV2Args p) {
+  gridPrologue();
   __shared__ float lut[256];
   const bool fp4 = p.qType == FP8Q_Q_F4E2M1FN;
   for (int c = threadId(); c < 256; c += kGemmV2BlockN)

@@ -17,6 +17,7 @@ using namespace fp8q::kern;
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kTransBlock,
                    1) void fp8q_kernel_materialize(MaterializeArgs p) {
+  gridPrologue();
   __shared__ float tile[kTransTile * kTransPitch]; // [m_local][g_local]
   const int tid = threadId();
   const int tx = tid % kTransTile, ty = tid / kTransTile;

@@ -119,6 +119,7 @@ __device__ FP8Q_V2_INLINE void materializeStridedV2(const MaterializeV2Args &p,
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kV2Block,
                    4) void fp8q_kernel_materialize_v2(MaterializeV2Args p) {
+  gridPrologue();
   const int64_t u = blockIdX() * (int64_t)kV2Block + threadId();
   if (u >= p.units)
     return;
@@ -188,6 +189,7 @@ extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kMatThreads,
     FP8Q_MAT_TILE_MIN_BLOCKS) void fp8q_kernel_materialize_v2_tiled(MaterializeV2TileArgs
                                                                         p) {
+  gridPrologue();
   __shared__ uint32_t tile[kMatRows * kMatWords];
   int64_t m0, w0;
   matTileOf(blockIdX(), p.tilesW, m0, w0);

@@ -18,6 +18,7 @@ constexpr int kPreshuffleBlock = 256;
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kPreshuffleBlock,
                    1) void fp8q_kernel_preshuffle(PreshuffleArgs p) {
+  gridPrologue();
   const int64_t c = blockIdX() * kPreshuffleBlock + threadId();
   if (c >= p.N * p.K / 16)
     return;
@@ -30,6 +31,7 @@ FP8Q_LAUNCH_BOUNDS(kPreshuffleBlock,
 extern "C" __global__
 FP8Q_LAUNCH_BOUNDS(kPreshuffleBlock,
                    1) void fp8q_kernel_unpreshuffle(PreshuffleArgs p) {
+  gridPrologue();
   const int64_t c = blockIdX() * kPreshuffleBlock + threadId();
   if (c >= p.N * p.K / 16)
     return;

@@ -126,15 +126,18 @@ template <class T> __device__ inline void quantizeBody(const QuantArgs &p) {
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT16_MIN_BLOCKS) void fp8q_kernel_quantize_bf16(QuantArgs p) {
+  gridPrologue();
   quantizeBody<Bf16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT16_MIN_BLOCKS) void fp8q_kernel_quantize_f16(QuantArgs p) {
+  gridPrologue();
   quantizeBody<F16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_quantize_f32(QuantArgs p) {
+  gridPrologue();
   quantizeBody<float>(p);
 }

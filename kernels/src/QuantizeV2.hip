@@ -513,6 +513,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
   extern "C" __global__                                                        \
   FP8Q_LAUNCH_BOUNDS(kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void            \
       fp8q_kernel_quantize_v2_words_##xname##_##qname(QuantV2Args p) {         \
+    gridPrologue();                                                            \
     quantizeV2WordsBody<T, QT>(p);                                             \
   }
 FP8Q_V2_WORDS_KERNEL(bf16, Bf16, e4m3fn, FP8Q_Q_F8E4M3FN)
@@ -528,15 +529,18 @@ FP8Q_V2_WORDS_KERNEL(f16, F16, e2m1, FP8Q_Q_F4E2M1FN)
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kV2Block,
     FP8Q_V2_QUANT_MIN_BLOCKS) void fp8q_kernel_quantize_v2_bf16(QuantV2Args p) {
+  gridPrologue();
   quantizeV2Body<Bf16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kV2Block,
     FP8Q_V2_QUANT_MIN_BLOCKS) void fp8q_kernel_quantize_v2_f16(QuantV2Args p) {
+  gridPrologue();
   quantizeV2Body<F16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kV2Block,
     FP8Q_V2_QUANT_MIN_BLOCKS) void fp8q_kernel_quantize_v2_f32(QuantV2Args p) {
+  gridPrologue();
   quantizeV2Body<float>(p);
 }

@@ -247,18 +247,21 @@ extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_RMS_BF16_MIN_BLOCKS) void fp8q_kernel_rms_norm_quantize_bf16(RmsArgs
                                                                              p) {
+  gridPrologue();
   rmsNormQuantize<Bf16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_rms_norm_quantize_f16(RmsArgs
                                                                          p) {
+  gridPrologue();
   rmsNormQuantize<F16>(p);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_rms_norm_quantize_f32(RmsArgs
                                                                          p) {
+  gridPrologue();
   rmsNormQuantize<float>(p);
 }
 
@@ -266,17 +269,20 @@ extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_add_rms_norm_quantize_bf16(AddRmsArgs
                                                                               a) {
+  gridPrologue();
   rmsNormQuantizeBody<Bf16, true>(a);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_add_rms_norm_quantize_f16(AddRmsArgs
                                                                              a) {
+  gridPrologue();
   rmsNormQuantizeBody<F16, true>(a);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_add_rms_norm_quantize_f32(AddRmsArgs
                                                                              a) {
+  gridPrologue();
   rmsNormQuantizeBody<float, true>(a);
 }

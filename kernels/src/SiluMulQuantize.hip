@@ -93,17 +93,20 @@ extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_silu_mul_quantize_bf16(SiluArgs
                                                                           a) {
+  gridPrologue();
   siluMulBody<Bf16>(a);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_silu_mul_quantize_f16(SiluArgs
                                                                          a) {
+  gridPrologue();
   siluMulBody<F16>(a);
 }
 extern "C" __global__ FP8Q_LAUNCH_BOUNDS(
     kQuantBlock,
     FP8Q_NV_QUANT_MIN_BLOCKS) void fp8q_kernel_silu_mul_quantize_f32(SiluArgs
                                                                          a) {
+  gridPrologue();
   siluMulBody<float>(a);
 }

@@ -249,6 +249,35 @@ __device__ inline uint32_t shflXor(uint32_t v, int mask) {
 }
 #endif // FP8Q_GPU
 
+#if defined(FP8Q_GPU)
+/// Programmatic dependent launch (PTX griddepcontrol, sm_90+). A kernel
+/// launched behind another with the programmatic-serialization attribute
+/// may start before that grid ends: it must call waitForPriorGrid before it
+/// reads anything the prior grid writes, or writes anything it reads. The
+/// wait returns at once for an ordinary launch; both compile to nothing on
+/// AMD (no such launch there) and before sm_90.
+__device__ inline void waitForPriorGrid() {
+#if defined(FP8Q_NVPTX) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+/// Lets the grid launched behind this one start once every block of this
+/// one has called it or ended (it then runs up to its waitForPriorGrid).
+__device__ inline void releaseDependentGrid() {
+#if defined(FP8Q_NVPTX) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+/// First statement of every fp8q kernel: lets the next grid launch, then
+/// waits for the prior one, so that a programmatic launch (the CUDA
+/// launcher's, FP8Q_PDL) overlaps only the launch and block start with the
+/// prior grid and everything the kernel touches comes after the wait.
+__device__ inline void gridPrologue() {
+  releaseDependentGrid();
+  waitForPriorGrid();
+}
+#endif // FP8Q_GPU
+
 /// 16 bytes, the unit of every vector load and store.
 struct alignas(16) Bytes16 {
   uint32_t w[4];

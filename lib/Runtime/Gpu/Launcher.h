@@ -105,7 +105,10 @@ bool initDevice(DeviceInfo &info, std::string &error);
 /// Enqueues kernel `id` with kernel arguments `args` (pointers to each
 /// argument) on `stream` (null: the legacy default stream) and returns
 /// without waiting, so that device-mode steps stay stream-ordered and
-/// capturable. Returns false and sets `error` on failure.
+/// capturable. On CUDA the launch is programmatic (PDL: the kernel may
+/// start while the one ahead of it ends, and waits for it in its
+/// gridPrologue) unless FP8Q_PDL=0. Returns false and sets `error` on
+/// failure.
 bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
                  std::string &error);
 

@@ -11,6 +11,7 @@
 
 #include "../../../kernels/src/Fp8qKernels.hip"
 
+#include <cstdlib>
 #include <mutex>
 
 namespace fp8q::hiprt {
@@ -128,6 +129,15 @@ bool initDevice(DeviceInfo &info, std::string &error) {
   return true;
 }
 
+/// FP8Q_PDL=0 turns programmatic launches off (for A/B runs).
+static bool programmaticLaunches() {
+  static const bool on = [] {
+    const char *e = std::getenv("FP8Q_PDL");
+    return !(e && e[0] == '0' && e[1] == 0);
+  }();
+  return on;
+}
+
 bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
                  std::string &error) {
   const void *f = kernelFunction(id);
@@ -135,11 +145,23 @@ bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
     error = std::string(kKernelNames[(int)id]) + " does not exist on CUDA";
     return false;
   }
-  hipError_t e = hipLaunchKernel(f, dim3(grid.x, grid.y, grid.z),
-                                 dim3(block.x, block.y, block.z), args, 0,
-                                 (hipStream_t)stream);
-  if (e != hipSuccess) {
-    error = std::string(kKernelNames[(int)id]) + ": " + hipGetErrorString(e);
+  // Every fp8q kernel starts with gridPrologue (Portability.h), so each may
+  // be launched programmatically: it starts while the kernel ahead of it in
+  // the stream (or graph) finishes and waits for it before any access.
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid.x, grid.y, grid.z);
+  cfg.blockDim = dim3(block.x, block.y, block.z);
+  cfg.stream = (cudaStream_t)stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  if (stream && programmaticLaunches()) {
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+  }
+  cudaError_t e = cudaLaunchKernelExC(&cfg, f, args);
+  if (e != cudaSuccess) {
+    error = std::string(kKernelNames[(int)id]) + ": " + cudaGetErrorString(e);
     return false;
   }
   return true;
