@@ -59,6 +59,30 @@ template <class Map> void expectCoverage() {
 TEST(DecodeGemm, NvLanesCoverTheTileOnce) { expectCoverage<DecodeMapNv>(); }
 TEST(DecodeGemm, AmdLanesCoverTheTileOnce) { expectCoverage<DecodeMapAmd>(); }
 
+/// The routing table against cuBLASLt is the H200 measurement at M = 16
+/// (bench/results/h200-decode-gemm-pdl.log): routed exactly where the
+/// decode GEMM was faster.
+TEST(DecodeGemm, BeatsCublasWhereMeasured) {
+  struct Measured {
+    int64_t N, K;
+    bool faster; // decode GEMM faster than cuBLASLt at M = 16
+  };
+  const Measured m16[] = {{6144, 2048, true},   {4096, 6144, true},
+                          {2624, 6144, true},   {2048, 2048, true},
+                          {2112, 7168, true},   {7168, 2048, false},
+                          {24576, 1536, false}, {6144, 256, false}};
+  for (const Measured &s : m16) {
+    EXPECT_EQ(decodeGemmBeatsCublas(16, s.N, s.K), s.faster)
+        << s.N << " x " << s.K;
+    EXPECT_EQ(decodeGemmBeatsCublas(9, s.N, s.K), s.faster);
+    // M <= 8: every shape (cuBLASLt refuses M = 1); M > 16: none.
+    EXPECT_TRUE(decodeGemmBeatsCublas(1, s.N, s.K));
+    EXPECT_TRUE(decodeGemmBeatsCublas(8, s.N, s.K));
+    EXPECT_FALSE(decodeGemmBeatsCublas(17, s.N, s.K));
+    EXPECT_FALSE(decodeGemmBeatsCublas(64, s.N, s.K));
+  }
+}
+
 TEST(DecodeGemm, KernelRows) {
   EXPECT_EQ(decodeKernelRows<DecodeMapNv>(1), 8);
   EXPECT_EQ(decodeKernelRows<DecodeMapNv>(9), 16);

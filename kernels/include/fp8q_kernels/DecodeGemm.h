@@ -312,6 +312,22 @@ template <class Map> FP8Q_HOSTDEV inline int decodeKernelRows(int64_t M) {
   return 64;
 }
 
+/// Where the decode GEMM replaces cuBLASLt's blockwise FP8 GEMM (the
+/// `cublas` kernel id on CUDA): where it was measured faster on the H200
+/// (bench/results/h200-decode-gemm-pdl.log, both launch kinds). M <= 8 on
+/// every shape (cuBLASLt refuses M = 1 and runs M padded to 16); 8 < M <=
+/// 16 for N <= 6144 and K >= 2048, the region where it beat cuBLASLt at
+/// M = 16 on every measured shape (1.07-1.94x: 6144 x 2048, 4096 x 6144,
+/// 2624 x 6144, 2048 x 2048, 2112 x 7168) and outside which it lost on
+/// every one (0.77-0.97x: 7168 x 2048, 24576 x 1536, 6144 x 256). Never
+/// above 16 (0.20-1.03x at M = 64).
+FP8Q_HOSTDEV inline bool decodeGemmBeatsCublas(int64_t M, int64_t N,
+                                               int64_t K) {
+  if (M <= 8)
+    return true;
+  return M <= 16 && N <= 6144 && K >= 2048;
+}
+
 } // namespace fp8q::kern
 
 #endif // FP8Q_KERNELS_DECODEGEMM_H

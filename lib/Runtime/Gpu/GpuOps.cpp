@@ -493,18 +493,19 @@ bool decodeGemmEnabled() {
 
 /// Runs the decode GEMM (kernels/src/DecodeGemm.hip) where it is routed:
 /// devices that have it (DeviceInfo::decodeGemm), the fp8 flavour its
-/// matrix step reads, M <= 8 for `cublas` (measured faster than cuBLASLt
-/// there on every shape of bench/results/h200-decode-gemm.log: cuBLASLt
-/// refuses M = 1 and runs M padded to 16) and M <= 64 for the kernels that
-/// would otherwise run the portable GEMM. It reads the activation scale
-/// through its strides and the plain or preshuffled weight, so it meets
-/// every kernel's contract. Exec::kNotHandled where it is not routed.
+/// matrix step reads; for `cublas` where it was measured faster than
+/// cuBLASLt (decodeGemmBeatsCublas: M <= 8, and M <= 16 on N <= 6144,
+/// K >= 2048), for the kernels that would otherwise run the portable GEMM
+/// at M <= 64. It reads the activation scale through its strides and the
+/// plain or preshuffled weight, so it meets every kernel's contract.
+/// Exec::kNotHandled where it is not routed.
 int32_t decodeGemm(Exec &ex, const DeviceInfo &info,
                    const fp8q::rt::GemmPlan &plan, const GemmArgs &g,
                    int32_t kernel) {
   const int64_t M = plan.M, N = plan.N, K = plan.K;
-  const int64_t maxM = kernel == FP8Q_KERNEL_CUBLAS ? 8 : 64;
-  if (!info.decodeGemm || !decodeGemmEnabled() || M > maxM ||
+  const bool routed =
+      kernel == FP8Q_KERNEL_CUBLAS ? decodeGemmBeatsCublas(M, N, K) : M <= 64;
+  if (!info.decodeGemm || !decodeGemmEnabled() || !routed ||
       plan.readType != (info.decodeNv ? FP8Q_F8E4M3FN : info.mfmaFp8) ||
       (plan.preshuffled && (N % 16 || K % 32)))
     return Exec::kNotHandled;
