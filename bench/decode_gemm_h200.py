@@ -20,9 +20,9 @@ prints one short line per (shape, M) instead (for sweeps).
 Usage: python3 decode_gemm_h200.py <libdecode.so> [--iters N]
        [--shapes 6144x2048,...] [--ms 1,16,64] [--only-v2] [--no-v2]
        [--compact TAG]
-The first kernel and the read-only kernel are launched programmatically
-(PDL), as the CUDA runtime launches fp8q kernels; FP8Q_PDL=0 launches them
-ordinarily (bench/decode_gemm_lib.cu).
+Every kernel of the library (both designs, the read-only kernel) is
+launched programmatically (PDL), as the CUDA runtime launches fp8q
+kernels; FP8Q_PDL=0 launches them ordinarily (bench/decode_gemm_lib.cu).
 """
 import argparse
 import ctypes
@@ -40,10 +40,11 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--shapes", default="")
     ap.add_argument("--ms", default="")
-    ap.add_argument("--only-v2", action="store_true",
-                    help="skip the first kernel and cuBLAS")
-    ap.add_argument("--no-v2", action="store_true",
-                    help="skip the second kernel")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--only-v2", action="store_true",
+                       help="skip the first kernel and cuBLAS")
+    which.add_argument("--no-v2", action="store_true",
+                       help="skip the second kernel")
     ap.add_argument("--compact", default="",
                     help="one short line per (shape, M), tagged")
     args = ap.parse_args()
@@ -264,7 +265,8 @@ def main():
                 cerr = worst(couts[0])
                 line += (f" | CUBLAS {tc:.2f} us {cbw:.2f} TB/s (err/tol "
                          f"{cerr:.3f}), fp8q {tc / t:.2f}x"
-                         + (f", v2 {tc / t2best:.2f}x" if t2best else ""))
+                         + (f", v2 {tc / t2best:.2f}x"
+                            if t2best is not None else ""))
             except Exception as e:  # report, do not hide
                 tc = None
                 line += f" | CUBLAS refused ({str(e).splitlines()[0][:60]})"
@@ -274,7 +276,7 @@ def main():
                 # v1 (best layout) us, cuBLAS us, every check; the full line
                 # goes to stderr.
                 v2s = "v2 -"
-                if t2best:
+                if t2best is not None:
                     bw2b = tbps(t2best)
                     v2s = (f"v2 {t2best:.2f}us {100 * bw2b / read_bw:.0f}%rd "
                            f"{100 * bw2b / copy_bw:.0f}%cp")

@@ -15,9 +15,9 @@
 #include <cstdlib>
 #include <utility>
 
-/// The first kernel and the read-only kernel are launched as the CUDA
-/// runtime launches fp8q kernels: programmatically (PDL, each starts with
-/// gridPrologue), unless FP8Q_PDL=0 in the environment.
+/// Every kernel here (both decode GEMM designs and the read-only kernel) is
+/// launched as the CUDA runtime launches fp8q kernels: programmatically
+/// (PDL, each starts with gridPrologue), unless FP8Q_PDL=0.
 static bool benchPdl() {
   static const bool on = [] {
     const char *e = std::getenv("FP8Q_PDL");

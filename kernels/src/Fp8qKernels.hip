@@ -1,4 +1,4 @@
-//===- Fp8qKernels.hip - All fp8q kernels in one code object ------------===//
+//===- Fp8qKernels.hip - All fp8q kernels in one code object --------------===//
 //
 // One translation unit per target, so each architecture gets a single code
 // object (fp8q_kernels.<arch>.hsaco) that the HIP runtime library embeds.

@@ -74,6 +74,8 @@ TEST(DecodeGemm, BeatsCublasWhereMeasured) {
   for (const Measured &s : m16) {
     EXPECT_EQ(decodeGemmBeatsCublas(16, s.N, s.K), s.faster)
         << s.N << " x " << s.K;
+    // M = 9 .. 15 take M = 16's measurement (the same 16-row kernel
+    // variant; not measured separately).
     EXPECT_EQ(decodeGemmBeatsCublas(9, s.N, s.K), s.faster);
     // M <= 8: every shape (cuBLASLt refuses M = 1); M > 16: none.
     EXPECT_TRUE(decodeGemmBeatsCublas(1, s.N, s.K));
@@ -81,6 +83,10 @@ TEST(DecodeGemm, BeatsCublasWhereMeasured) {
     EXPECT_FALSE(decodeGemmBeatsCublas(17, s.N, s.K));
     EXPECT_FALSE(decodeGemmBeatsCublas(64, s.N, s.K));
   }
+  // The region's edges.
+  EXPECT_TRUE(decodeGemmBeatsCublas(16, 6144, 2048));
+  EXPECT_FALSE(decodeGemmBeatsCublas(16, 6145, 2048));
+  EXPECT_FALSE(decodeGemmBeatsCublas(16, 6144, 2032));
 }
 
 TEST(DecodeGemm, KernelRows) {

@@ -253,7 +253,8 @@ __device__ inline uint32_t shflXor(uint32_t v, int mask) {
 /// Programmatic dependent launch (PTX griddepcontrol, sm_90+). A kernel
 /// launched behind another with the programmatic-serialization attribute
 /// may start before that grid ends: it must call waitForPriorGrid before it
-/// reads anything the prior grid writes, or writes anything it reads. The
+/// reads anything the prior grid writes, or writes anything the prior grid
+/// reads or writes. The
 /// wait returns at once for an ordinary launch; both compile to nothing on
 /// AMD (no such launch there) and before sm_90.
 __device__ inline void waitForPriorGrid() {

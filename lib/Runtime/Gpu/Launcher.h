@@ -4,7 +4,7 @@
 // launch kernels by id. Two
 // back ends: LauncherModule.cpp loads the code object embedded for the
 // device's architecture (AMD, hipModuleLaunchKernel) and LauncherCuda.cu
-// compiles the same kernel sources with nvcc (hipLaunchKernel on CUDA).
+// compiles the same kernel sources with nvcc (cudaLaunchKernelExC on CUDA).
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,10 +105,10 @@ bool initDevice(DeviceInfo &info, std::string &error);
 /// Enqueues kernel `id` with kernel arguments `args` (pointers to each
 /// argument) on `stream` (null: the legacy default stream) and returns
 /// without waiting, so that device-mode steps stay stream-ordered and
-/// capturable. On CUDA the launch is programmatic (PDL: the kernel may
-/// start while the one ahead of it ends, and waits for it in its
-/// gridPrologue) unless FP8Q_PDL=0. Returns false and sets `error` on
-/// failure.
+/// capturable. On CUDA a launch on a non-null stream is programmatic (PDL:
+/// the kernel may start while the one ahead of it ends, and waits for it
+/// in its gridPrologue) unless FP8Q_PDL=0. Returns false and sets `error`
+/// on failure.
 bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
                  std::string &error);
 

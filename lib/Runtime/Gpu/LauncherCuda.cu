@@ -1,8 +1,9 @@
 //===- LauncherCuda.cu - The same kernels, compiled by nvcc ---------------===//
 //
 // For NVIDIA GPUs (sm_90): the kernel sources are compiled into this
-// translation unit and launched with hipLaunchKernel (hip_on_cuda.h). The
-// MFMA GEMM kernels do not exist there; the portable GEMM runs instead.
+// translation unit and launched with cudaLaunchKernelExC, programmatically
+// on non-null streams (launchAsync). The MFMA GEMM kernels do not exist
+// there; the portable GEMM runs instead.
 //
 //===----------------------------------------------------------------------===//
 
