@@ -247,16 +247,12 @@ __device__ inline float shflXor(float v, int mask) {
 __device__ inline uint32_t shflXor(uint32_t v, int mask) {
   return floatBits(shflXor(bitsFloat(v), mask));
 }
-#endif // FP8Q_GPU
-
-#if defined(FP8Q_GPU)
 /// Programmatic dependent launch (PTX griddepcontrol, sm_90+). A kernel
 /// launched behind another with the programmatic-serialization attribute
 /// may start before that grid ends: it must call waitForPriorGrid before it
 /// reads anything the prior grid writes, or writes anything the prior grid
-/// reads or writes. The
-/// wait returns at once for an ordinary launch; both compile to nothing on
-/// AMD (no such launch there) and before sm_90.
+/// reads or writes. The wait returns at once for an ordinary launch; both
+/// compile to nothing on AMD (no such launch there) and before sm_90.
 __device__ inline void waitForPriorGrid() {
 #if defined(FP8Q_NVPTX) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");

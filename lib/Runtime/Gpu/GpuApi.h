@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__CUDACC__) || defined(FP8Q_USE_HIP_ON_CUDA)
@@ -62,6 +63,13 @@ typedef cudaStreamCaptureStatus hipStreamCaptureStatus;
 #endif
 
 namespace fp8q::gpu {
+
+/// True when the environment sets `name` to exactly "0": how the runtime's
+/// A/B switches (FP8Q_PDL, FP8Q_DECODE_GEMM) are turned off.
+inline bool envSwitchedOff(const char *name) {
+  const char *v = getenv(name);
+  return v && v[0] == '0' && v[1] == 0;
+}
 
 /// Loads a code object (fatbin/cubin/PTX on CUDA, hsaco on AMD). A
 /// `jitOptLevel` >= 0 asks the PTX JIT for that optimization level (CUDA).

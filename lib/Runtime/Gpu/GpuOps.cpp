@@ -484,10 +484,7 @@ namespace {
 
 /// False when FP8Q_DECODE_GEMM=0 (A/B runs against the vendor GEMM).
 bool decodeGemmEnabled() {
-  static const bool on = [] {
-    const char *v = std::getenv("FP8Q_DECODE_GEMM");
-    return !(v && v[0] == '0' && v[1] == 0);
-  }();
+  static const bool on = !fp8q::gpu::envSwitchedOff("FP8Q_DECODE_GEMM");
   return on;
 }
 

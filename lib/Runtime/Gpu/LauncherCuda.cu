@@ -12,7 +12,6 @@
 
 #include "../../../kernels/src/Fp8qKernels.hip"
 
-#include <cstdlib>
 #include <mutex>
 
 namespace fp8q::hiprt {
@@ -132,10 +131,7 @@ bool initDevice(DeviceInfo &info, std::string &error) {
 
 /// FP8Q_PDL=0 turns programmatic launches off (for A/B runs).
 static bool programmaticLaunches() {
-  static const bool on = [] {
-    const char *e = std::getenv("FP8Q_PDL");
-    return !(e && e[0] == '0' && e[1] == 0);
-  }();
+  static const bool on = !fp8q::gpu::envSwitchedOff("FP8Q_PDL");
   return on;
 }
 
