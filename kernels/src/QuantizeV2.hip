@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8q_kernels/E2M1Packed.h"
 #include "fp8q_kernels/QuantizeCommon.h"
 #include "fp8q_kernels/QuantizeV2Common.h"
 #include "fp8q_kernels/ScaleLayoutV2.h"
@@ -377,9 +378,26 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
     const bool noNaN = !laneNaN[j] &&
                        ((amax >> (16 * j)) & 0xffffu) < infBits16(T{}) &&
                        divisor == divisor;
+    // MXFP4 (a power-of-two divisor) where the target has packed 16-bit
+    // arithmetic: two codes per instruction on the raw words
+    // (E2M1Packed.h), the same codes as the fp32 path for every non-NaN x
+    // at the divisors e2m1PackedRcpOk admits.
+    bool packed = false;
+    uint32_t rcp2 = 0;
+    if constexpr (QT == FP8Q_Q_F4E2M1FN && pow2 && e2m1PackedNative(T{})) {
+      packed = noNaN && hw && e2m1PackedRcpOk(rcp, T{});
+      rcp2 = e2m1PackedRcp(rcp, T{});
+    }
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       const int64_t e = e0 + (sub + s * lanes) * kV2Vec;
+      if constexpr (QT == FP8Q_Q_F4E2M1FN && pow2 && e2m1PackedNative(T{})) {
+        if (packed) {
+          *reinterpret_cast<uint32_t *>(p.q + gc[j].m * p.ldq + e / 2) =
+              e2m1Pack8<T>(w[j][s].w, rcp2);
+          continue;
+        }
+      }
 #if FP8Q_V2_FN_RAW && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
       // E4M3FN with a corrected quotient: the 1x128 kernel's encode8Raw on
       // the raw words (fma-corrected quotient, hardware conversion, x's
