@@ -382,16 +382,18 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
     // arithmetic: two codes per instruction on the raw words
     // (E2M1Packed.h), the same codes as the fp32 path for every non-NaN x
     // at the divisors e2m1PackedRcpOk admits.
+    constexpr bool kPackable =
+        QT == FP8Q_Q_F4E2M1FN && pow2 && e2m1PackedNative(T{});
     bool packed = false;
     uint32_t rcp2 = 0;
-    if constexpr (QT == FP8Q_Q_F4E2M1FN && pow2 && e2m1PackedNative(T{})) {
+    if constexpr (kPackable) {
       packed = noNaN && hw && e2m1PackedRcpOk(rcp, T{});
       rcp2 = e2m1PackedRcp(rcp, T{});
     }
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       const int64_t e = e0 + (sub + s * lanes) * kV2Vec;
-      if constexpr (QT == FP8Q_Q_F4E2M1FN && pow2 && e2m1PackedNative(T{})) {
+      if constexpr (kPackable) {
         if (packed) {
           *reinterpret_cast<uint32_t *>(p.q + gc[j].m * p.ldq + e / 2) =
               e2m1Pack8<T>(w[j][s].w, rcp2);

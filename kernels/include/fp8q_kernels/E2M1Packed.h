@@ -121,31 +121,23 @@ FP8Q_HOSTDEV inline uint32_t modelOp(uint32_t a, uint32_t b) {
   return r;
 }
 
-/// a * b and a + b per half, rounded to nearest even.
-template <class T, bool Ftz>
-FP8Q_HOSTDEV inline uint32_t mul2(uint32_t a, uint32_t b) {
+/// a + b (`Add`) or a * b per half, rounded to nearest even.
+template <class T, bool Ftz, bool Add>
+FP8Q_HOSTDEV inline uint32_t arith2(uint32_t a, uint32_t b) {
 #if defined(FP8Q_NVPTX)
+  constexpr bool kBf16 = E2M1PackedConsts<T>::kMant == 7;
   uint32_t r;
-  if constexpr (E2M1PackedConsts<T>::kMant == 7)
+  if constexpr (Add && kBf16)
+    asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else if constexpr (Add)
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else if constexpr (kBf16)
     asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   else
     asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   return r;
 #else
-  return modelOp<T, Ftz, false>(a, b);
-#endif
-}
-template <class T, bool Ftz>
-FP8Q_HOSTDEV inline uint32_t add2(uint32_t a, uint32_t b) {
-#if defined(FP8Q_NVPTX)
-  uint32_t r;
-  if constexpr (E2M1PackedConsts<T>::kMant == 7)
-    asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  else
-    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-#else
-  return modelOp<T, Ftz, true>(a, b);
+  return modelOp<T, Ftz, Add>(a, b);
 #endif
 }
 
@@ -192,11 +184,11 @@ template <class T, bool HostFtz = false>
 FP8Q_HOSTDEV inline uint32_t e2m1CodesPacked(uint32_t w, uint32_t rcp2) {
   using C = E2M1PackedConsts<T>;
   using namespace e2m1packed;
-  const uint32_t y = mul2<T, HostFtz>(w & 0x7fff7fffu, rcp2);
+  const uint32_t y = arith2<T, HostFtz, false>(w & 0x7fff7fffu, rcp2);
   const uint32_t c = minMax2<T, false>(y, C::kSix);
   const uint32_t eb = minMax2<T, true>(c, C::kOne) & C::kExp;
   const uint32_t magic = eb + C::kMagicOff;
-  const uint32_t s = add2<T, HostFtz>(c, magic);
+  const uint32_t s = arith2<T, HostFtz, true>(c, magic);
   const uint32_t twoB = (eb - C::kOne) >> (C::kMant - 1);
   return (s - magic + twoB) | ((w >> 12) & 0x00080008u);
 }
