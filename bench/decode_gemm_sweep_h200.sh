@@ -12,8 +12,11 @@
 # FP8Q_DECODE2_MIN_KB, FP8Q_DECODE2_MAX_SPLITS, FP8Q_DECODE2_L2_PREFETCH
 # (0/64/128/256), FP8Q_DECODE2_M{16,32,64}_MIN_BLOCKS (register budget).
 # (FP8Q_DECODE2_SPLIT_FLOOR, FP8Q_DECODE2_SCALES_LDS: see DecodeGemmV2.h.)
+# KERNEL=v1 sweeps the first kernel's knobs instead (DecodeGemm.h:
+# FP8Q_DECODE_PREFETCH_X, FP8Q_DECODE_UNROLL, FP8Q_DECODE_M{8,16}_MIN_BLOCKS):
+# every config times v1 and cuBLAS (--no-v2), "v1 <us>" is the figure.
 # Usage: OUT=/dir [CONFIGS="tag:flags;tag:flags"] [SHAPES=..] [MS=1,16,64]
-#        [V1TAG=tag: that config also times v1 and cuBLAS]
+#        [V1TAG=tag: that config also times v1 and cuBLAS] [KERNEL=v1]
 #        bench/decode_gemm_sweep_h200.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/fp8q-decode-sweep}
@@ -37,6 +40,9 @@ CONFIGS=${CONFIGS:-"base:;nosplit:-DFP8Q_DECODE2_MAX_SPLITS=1;minkb8:-DFP8Q_DECO
 # The config whose lines also time v1 (DecodeGemm.h) and cuBLAS ("" for
 # none): without --only-v2, its compact lines end "v1 <us> cublas <us>".
 V1TAG=${V1TAG-base}
+KERNEL=${KERNEL:-v2}
+kre=decode2_gemm_m
+[ "$KERNEL" = v1 ] && kre=decode_gemm_m
 IFS=';' read -ra CFG <<<"$CONFIGS"
 pids=()
 for c in "${CFG[@]}"; do
@@ -54,15 +60,16 @@ for c in "${CFG[@]}"; do
   tag=${c%%:*}
   [ -f "$OUT/$tag/libdecode.so" ] || { echo "$tag BUILD FAILED"; continue; }
   # Registers / spills of the v2 kernels, one line.
-  awk -v t="$tag" '/Compiling entry function/ { n = $0;
+  awk -v t="$tag" -v kre="$kre" '/Compiling entry function/ { n = $0;
          sub(/.*function ./, "", n); sub(/. for .*/, "", n) }
        /spill stores/ { split($0, a, " "); sp = a[5] }
-       /Used [0-9]+ registers/ { if (n ~ /decode2_gemm_m/) {
+       /Used [0-9]+ registers/ { if (n ~ kre) {
          r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r);
          v = n; sub(/.*_m/, "m", v); s = s " " v ":" r "r/" sp "sp" } }
        END { print t " ptxas" s }' "$OUT/$tag/ptxas.txt"
   only=--only-v2
   [ "$tag" = "$V1TAG" ] && only=
+  [ "$KERNEL" = v1 ] && only=--no-v2
   # shellcheck disable=SC2086
   python3 bench/decode_gemm_h200.py "$OUT/$tag/libdecode.so" $only \
     --compact "$tag" --shapes "$SHAPES" --ms "$MS" --iters "$ITERS" \

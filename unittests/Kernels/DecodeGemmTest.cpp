@@ -54,6 +54,14 @@ template <class Map> void expectCoverage() {
     for (int i = 0; i < 4; ++i)
       acc.insert({Map::accN(l, i), Map::accM(l, i)});
   EXPECT_EQ(acc.size(), (size_t)kDecodeTileN * Map::kTileM);
+  // A lane's activation scales are loaded once per distinct row
+  // (DecodeXOps): accRow names a slot holding the same row.
+  for (int l = 0; l < Map::kLanes; ++l)
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_LT(Map::accRow(i), Map::kAccRows);
+      EXPECT_EQ(Map::accM(l, i), Map::accM(l, Map::accRow(i)))
+          << "lane " << l << " accumulator " << i;
+    }
 }
 
 TEST(DecodeGemm, NvLanesCoverTheTileOnce) { expectCoverage<DecodeMapNv>(); }

@@ -79,6 +79,10 @@ struct DecodeMapNv {
   FP8Q_HOSTDEV static int accM(int lane, int i) {
     return 2 * (lane % 4) + i % 2;
   }
+  /// Distinct activation rows among a lane's accumulators, and the one of
+  /// accumulator i: accM(lane, i) == accM(lane, accRow(i)).
+  static constexpr int kAccRows = 2;
+  FP8Q_HOSTDEV static int accRow(int i) { return i % 2; }
 };
 
 /// The AMD lane mapping (16x16 MFMA, wave64).
@@ -91,6 +95,8 @@ struct DecodeMapAmd {
   }
   FP8Q_HOSTDEV static int accN(int lane, int i) { return 4 * (lane / 16) + i; }
   FP8Q_HOSTDEV static int accM(int lane, int) { return lane % 16; }
+  static constexpr int kAccRows = 1;
+  FP8Q_HOSTDEV static int accRow(int) { return 0; }
 };
 
 /// A lane's 32 bytes of one row of one K block.
@@ -182,6 +188,61 @@ FP8Q_HOSTDEV inline DecodeFrag loadDecodeWeight(const DecodeGemmArgs &p,
   }
 }
 
+/// Issue 21's switch: 1 (default) loads a round's activation bytes and
+/// scales with its weight bytes, one round ahead, in the variants of up to
+/// 16 activation rows (decodePrefetchX); 0 loads them when the round
+/// computes (the first kernel as measured before), for A/B runs.
+#ifndef FP8Q_DECODE_PREFETCH_X
+#define FP8Q_DECODE_PREFETCH_X 1
+#endif
+
+/// Whether the MT-tile variant loads its activation bytes and scales a
+/// round ahead: the 32- and 64-row variants hold 4-8 tiles of them, which
+/// would double their spills on sm_90 (255 registers already).
+template <class Map, int MT> FP8Q_HOSTDEV constexpr bool decodePrefetchX() {
+  return FP8Q_DECODE_PREFETCH_X && MT * Map::kTileM <= 16;
+}
+
+/// A lane's operands of one K block beside the weight: the activation bytes
+/// of each m tile, the activation scale of each accumulator row it holds
+/// (0 past M) and the weight scale. All are L2 reads; loaded with the
+/// weight, they arrive in the shadow of the weight's HBM latency instead of
+/// adding an L2 round trip per K block after it.
+template <class Map, int MT> struct DecodeXOps {
+  DecodeFrag x[MT];
+  float xs[MT][Map::kAccRows];
+  float ws;
+};
+
+/// A lane's loads of one round entry: the weight, and with
+/// decodePrefetchX the other operands.
+template <class Map, int MT> struct DecodeRound {
+  DecodeWFrag<Map> w;
+  DecodeXOps<Map, MT> ops;
+};
+
+/// Lane `lane`'s DecodeXOps of K block kb (kb < kBlocks) for the m tiles
+/// from m0 and weight-scale row nb.
+template <class Map, int MT>
+FP8Q_HOSTDEV inline DecodeXOps<Map, MT>
+loadDecodeXOps(const DecodeGemmArgs &p, int64_t m0, int64_t nb, int64_t kb,
+               int lane) {
+  DecodeXOps<Map, MT> o;
+  o.ws = p.ws[scaleOffset(nb, kb, p.ws0, p.ws1)];
+  FP8Q_UNROLL
+  for (int t = 0; t < MT; ++t) {
+    const int64_t mt0 = m0 + t * Map::kTileM;
+    o.x[t] = loadDecodeFrag<false>(p.q, mt0 + Map::xRow(lane), p.M, p.ldq,
+                                   kb * kGroup + Map::kOff(lane), p.K);
+    FP8Q_UNROLL
+    for (int r = 0; r < Map::kAccRows; ++r) {
+      const int64_t m = mt0 + Map::accM(lane, r);
+      o.xs[t][r] = m < p.M ? p.xs[scaleOffset(m, kb, p.xs0, p.xs1)] : 0.0f;
+    }
+  }
+  return o;
+}
+
 /// One wave's totals over its K blocks for the block's tile: weight rows
 /// [n0, n0 + 16), activation rows [m0, m0 + MT * kTileM).
 template <class Map, int MT, WLayout L, class Wave>
@@ -193,68 +254,63 @@ decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int wave,
   const int64_t kBlocks = (p.K + kGroup - 1) / kGroup;
   const int64_t nb = n0 / kGroup; // 16 | 128: one weight-scale row per tile
   constexpr int kStep = decodeWaves<Map>();
-  // Rounds of kDecodeUnroll K blocks, software-pipelined: the weight bytes
-  // of round r + 1 are requested before round r's activations, scales and
-  // matrix steps, so the weight stream stays in flight while the round's
-  // L2 reads return (each lane: 2 * 32 * kWRows * U bytes).
-  typename Wave::template Lanes<DecodeWFrag<Map>> a[kDecodeUnroll],
-      next[kDecodeUnroll];
-  auto loadWeights = [&](int64_t kb0,
-                         typename Wave::template Lanes<DecodeWFrag<Map>> *dst) {
+  // Rounds of kDecodeUnroll K blocks, software-pipelined: the loads of
+  // round r + 1 are requested before round r's matrix steps, so the weight
+  // stream stays in flight while round r computes (each lane: 2 * 32 *
+  // kWRows * U weight bytes, and with decodePrefetchX the round's
+  // activation bytes and scales, so that a round waits on one set of loads).
+  constexpr bool kPrefetchX = decodePrefetchX<Map, MT>();
+  using Round = typename Wave::template Lanes<DecodeRound<Map, MT>>;
+  Round a[kDecodeUnroll], next[kDecodeUnroll];
+  auto loadRound = [&](int64_t kb0, Round *dst) {
     FP8Q_UNROLL
     for (int u = 0; u < kDecodeUnroll; ++u) {
       const int64_t kb = kb0 + u * kStep;
       dst[u] = W.map([&](int lane) {
-        DecodeWFrag<Map> f;
+        DecodeRound<Map, MT> f{};
+        if (kb >= kBlocks)
+          return f;
         FP8Q_UNROLL
         for (int r = 0; r < Map::kWRows; ++r)
-          f.row[r] = kb < kBlocks
-                         ? loadDecodeWeight<L>(p, n0 + Map::wRow(lane, r),
-                                               kb * kGroup + Map::kOff(lane))
-                         : DecodeFrag{};
+          f.w.row[r] = loadDecodeWeight<L>(p, n0 + Map::wRow(lane, r),
+                                           kb * kGroup + Map::kOff(lane));
+        if constexpr (kPrefetchX)
+          f.ops = loadDecodeXOps<Map, MT>(p, m0, nb, kb, lane);
         return f;
       });
     }
   };
-  auto computeRound = [&](int64_t kb0,
-                          typename Wave::template Lanes<DecodeWFrag<Map>> *w) {
+  auto computeRound = [&](int64_t kb0, Round *rd) {
     FP8Q_UNROLL
     for (int u = 0; u < kDecodeUnroll; ++u) {
       const int64_t kb = kb0 + u * kStep;
       if (kb >= kBlocks) // uniform per wave
         continue;
-      const float ws = p.ws[scaleOffset(nb, kb, p.ws0, p.ws1)];
-      // All m tiles' activation bytes are requested before the first
-      // matrix step, so their L2 round trips overlap.
-      typename Wave::template Lanes<DecodeFrag> b[MT];
-      FP8Q_UNROLL
-      for (int t = 0; t < MT; ++t)
-        b[t] = W.map([&](int lane) {
-          return loadDecodeFrag<false>(
-              p.q, m0 + t * Map::kTileM + Map::xRow(lane), p.M, p.ldq,
-              kb * kGroup + Map::kOff(lane), p.K);
+      if constexpr (!kPrefetchX)
+        W.each([&](int lane) {
+          W.at(rd[u], lane).ops = loadDecodeXOps<Map, MT>(p, m0, nb, kb, lane);
         });
       FP8Q_UNROLL
       for (int t = 0; t < MT; ++t) {
-        const int64_t mt0 = m0 + t * Map::kTileM;
-        typename Wave::template Lanes<DecodeAcc> part = W.mma(w[u], b[t]);
+        typename Wave::template Lanes<DecodeWFrag<Map>> wf =
+            W.map([&](int lane) { return W.at(rd[u], lane).w; });
+        typename Wave::template Lanes<DecodeFrag> xf =
+            W.map([&](int lane) { return W.at(rd[u], lane).ops.x[t]; });
+        typename Wave::template Lanes<DecodeAcc> part = W.mma(wf, xf);
         W.each([&](int lane) {
+          const DecodeXOps<Map, MT> &o = W.at(rd[u], lane).ops;
           DecodeAcc &tot = W.at(total, lane).t[t];
           const DecodeAcc &pr = W.at(part, lane);
           FP8Q_UNROLL
-          for (int i = 0; i < 4; ++i) {
-            const int64_t m = mt0 + Map::accM(lane, i);
-            const float s =
-                m < p.M ? p.xs[scaleOffset(m, kb, p.xs0, p.xs1)] * ws : 0.0f;
-            tot.v[i] += pr.v[i] * s;
-          }
+          for (int i = 0; i < 4; ++i)
+            tot.v[i] += pr.v[i] * (o.xs[t][Map::accRow(i)] * o.ws);
         });
       }
     }
   };
-  loadWeights(wave, a);
+  loadRound(wave, a);
   for (int64_t kb0 = wave; kb0 < kBlocks; kb0 += kStep * kDecodeUnroll) {
-    loadWeights(kb0 + kStep * kDecodeUnroll, next);
+    loadRound(kb0 + kStep * kDecodeUnroll, next);
     computeRound(kb0, a);
     FP8Q_UNROLL
     for (int u = 0; u < kDecodeUnroll; ++u)
