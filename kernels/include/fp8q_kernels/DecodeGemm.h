@@ -188,12 +188,15 @@ FP8Q_HOSTDEV inline DecodeFrag loadDecodeWeight(const DecodeGemmArgs &p,
   }
 }
 
-/// Issue 21's switch: 1 (default) loads a round's activation bytes and
-/// scales with its weight bytes, one round ahead, in the variants of up to
-/// 16 activation rows (decodePrefetchX); 0 loads them when the round
-/// computes (the first kernel as measured before), for A/B runs.
+/// Issue 21's switch: 1 loads a round's activation bytes and scales with
+/// its weight bytes, one round ahead, in the variants of up to 16
+/// activation rows (decodePrefetchX); 0 (default, the kernel as measured on
+/// the H200) loads them when the round computes. Not yet timed: the default
+/// stays 0 until an H200 A/B (bench/decode_gemm_sweep_h200.sh with
+/// KERNEL=v1) shows 1 faster. With 1 as the default the CPU model tests
+/// (DecodeGemmTest, 146 cases) and the gfx950 / gfx942 checks passed.
 #ifndef FP8Q_DECODE_PREFETCH_X
-#define FP8Q_DECODE_PREFETCH_X 1
+#define FP8Q_DECODE_PREFETCH_X 0
 #endif
 
 /// Whether the MT-tile variant loads its activation bytes and scales a
