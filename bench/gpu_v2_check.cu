@@ -413,6 +413,14 @@ std::string bf16Diff(const std::vector<uint8_t> &g,
   return "";
 }
 
+/// gemm_v2 cases whose operands meet the MX GEMM kernels' preconditions
+/// (GemmMx.hip, MxGemm.h: MXFP8 E4M3 or MXFP4, cdna4_mx scales on both
+/// sides, K % 128 == 0, N % 16 == 0; the runtime's mxGemmEligible). With
+/// FP8Q_MX_GEMM=portable each of them must launch
+/// fp8q_kernel_gemm_mx_portable once, which bench/v2_kernels_h200.sh
+/// counts in the runtime's launch trace.
+int mxEligibleGemms = 0;
+
 /// One gemm_v2 case on both runtimes: the same operand bytes, the GPU on
 /// device copies, the output compared bit for bit (NaN as NaN).
 void checkGemm(const GemmFormat &f, const Layout &xl, const Layout &wl,
@@ -420,6 +428,10 @@ void checkGemm(const GemmFormat &f, const Layout &xl, const Layout &wl,
                int32_t kernel) {
   const bool fp4 = f.q == FP8Q_Q_F4E2M1FN;
   const int64_t G = K / f.group, kb = fp4 ? K / 2 : K;
+  if ((f.q == FP8Q_Q_F8E4M3FN || fp4) && f.s == FP8Q_SCALE_F8E8M0FNU &&
+      f.group == 32 && xl.layout == FP8Q_LAYOUT_CDNA4_MX &&
+      wl.layout == FP8Q_LAYOUT_CDNA4_MX && K % 128 == 0 && N % 16 == 0)
+    ++mxEligibleGemms;
   const int64_t wRows = f.blockW ? (N + 127) / 128 : N,
                 wCols = f.blockW ? K / 128 : G;
   std::vector<uint8_t> q = gemmCodes(f.q, M * kb), w = gemmCodes(f.q, N * kb);
@@ -509,6 +521,20 @@ void checkGemms() {
   // A wider problem: several N blocks, M row groups and a long K.
   checkGemm(kGemmFormats[2], kLayouts[1], kLayouts[0], 67, 1000, 2048, false,
             FP8Q_KERNEL_REFERENCE);
+  // The MX GEMM kernels' operands (cdna4_mx both sides, K % 128, N % 16):
+  // ragged M, several 64 x 128 blocks, K steps past one 256-K scale word;
+  // E5M2 is the near miss that stays on the v2 kernel.
+  for (int64_t M : {1, 33, 130})
+    checkGemm(kGemmFormats[2], cdna, cdna, M, 208, 512, false,
+              FP8Q_KERNEL_REFERENCE);
+  checkGemm(kGemmFormats[3], cdna, cdna, 33, 208, 512, false,
+            FP8Q_KERNEL_REFERENCE);
+  for (int64_t M : {7, 64, 65})
+    checkGemm(kGemmFormats[4], cdna, cdna, M, 144, 384, false,
+              FP8Q_KERNEL_REFERENCE);
+  checkGemm(kGemmFormats[4], cdna, cdna, 100, 256, 1024, true,
+            FP8Q_KERNEL_AITER_MXFP4);
+  printf("gemm_v2 MX-eligible cases: %d\n", mxEligibleGemms);
 }
 
 /// The descriptor convention: a padded buffer where row_major is declared

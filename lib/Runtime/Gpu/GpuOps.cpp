@@ -67,7 +67,21 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_quantize_v2_words_f16_e4m3fnuz",
     "fp8q_kernel_quantize_v2_words_f16_e5m2",
     "fp8q_kernel_quantize_v2_words_f16_e2m1",
+    "fp8q_kernel_gemm_mx_portable",
+    "fp8q_kernel_gemm_mxfp8",
+    "fp8q_kernel_gemm_mxfp4",
 };
+
+void traceLaunch(KernelId id, Dim3 grid, Dim3 block) {
+  static const bool on = [] {
+    const char *v = getenv("FP8Q_RT_TRACE_LAUNCHES");
+    return v && v[0] == '1' && v[1] == 0;
+  }();
+  if (on)
+    fprintf(stderr, "fp8q launch %s grid %u,%u,%u block %u,%u,%u\n",
+            kKernelNames[(int)id], grid.x, grid.y, grid.z, block.x, block.y,
+            block.z);
+}
 
 namespace {
 

@@ -15,11 +15,13 @@
 #include "fp8q_gemm_v2_checks.h"
 #include "fp8q_kernels/GemmV2Args.h"
 #include "fp8q_kernels/MaterializeTile.h"
+#include "fp8q_kernels/MxGemm.h"
 #include "fp8q_kernels/QuantizeV2Common.h"
 #include "fp8q_kernels/ScaleLayoutV2.h"
 #include "fp8q_scale_checks.h"
 
 #include <cstdlib>
+#include <cstring>
 
 using namespace fp8q::kern;
 
@@ -343,6 +345,87 @@ GemmV2Scale deviceScale(Exec &ex, const ScaleView &v) {
 
 } // namespace
 
+/// FP8Q_MX_GEMM: "0" keeps every MX GEMM on the v2 kernel, "portable"
+/// sends the eligible ones (mxGemmEligible) to fp8q_kernel_gemm_mx_portable
+/// on any device, so that a GPU without the scaled MFMA (the H200) checks
+/// the MX kernels' index math bit for bit against the CPU runtime. Unset:
+/// the scaled-MFMA kernels where they exist (gfx950), the v2 kernel
+/// elsewhere.
+enum class MxGemmMode { Off, Auto, Portable };
+static MxGemmMode mxGemmMode() {
+  static const MxGemmMode mode = [] {
+    const char *v = std::getenv("FP8Q_MX_GEMM");
+    if (!v)
+      return MxGemmMode::Auto;
+    if (std::strcmp(v, "0") == 0)
+      return MxGemmMode::Off;
+    if (std::strcmp(v, "portable") == 0)
+      return MxGemmMode::Portable;
+    return MxGemmMode::Auto;
+  }();
+  return mode;
+}
+
+/// Whether plan `p` meets MxGemmArgs' preconditions (MxGemm.h): MXFP8 with
+/// E4M3 codes or MXFP4, e8m0 scales per 1x32 stored cdna4_mx on both sides,
+/// a weight scale per weight row, K % 128 == 0, N % 16 == 0, K contiguous
+/// in q and w, their rows and bases 16-byte aligned (16-byte fragment
+/// loads) and the scales 4-byte aligned (one 32-bit word per lane). The MX
+/// kernels follow fp8q_gemm_v2's semantics for these operands exactly
+/// (SPEC v2); anything else stays on the v2 kernel.
+static bool mxGemmEligible(const fp8q::rt::GemmV2Plan &p) {
+  auto aligned = [](const void *at, int64_t n) {
+    return reinterpret_cast<uintptr_t>(at) % n == 0;
+  };
+  const bool fmt = (p.qType == FP8Q_Q_F8E4M3FN || p.qType == FP8Q_Q_F4E2M1FN) &&
+                   p.scaleType == FP8Q_SCALE_F8E8M0FNU && p.group == 32;
+  const bool scales = p.xScale.padded && p.wScale.padded &&
+                      p.xScale.layout == FP8Q_LAYOUT_CDNA4_MX &&
+                      p.wScale.layout == FP8Q_LAYOUT_CDNA4_MX &&
+                      p.wRowBlock == 1 && aligned(p.xScale.base, 4) &&
+                      aligned(p.wScale.base, 4);
+  const bool operands =
+      p.K % 128 == 0 && p.N % 16 == 0 && p.q.s1 == 1 &&
+      (p.M == 1 || p.q.s0 % 16 == 0) &&
+      aligned(p.q.base, 16) && aligned(p.w.base, 16) &&
+      (p.preshuffled || (p.w.s1 == 1 && p.w.s0 % 16 == 0));
+  return fmt && scales && operands && !p.globalAt;
+}
+
+/// Launches the MX GEMM `id` (GemmMxPortable or a scaled-MFMA kernel) on
+/// the operands gemmV2Op registered.
+static int32_t launchMxGemm(Exec &ex, KernelId id,
+                            const fp8q::rt::GemmV2Plan &p) {
+  MxGemmArgs a{};
+  a.q = (const uint8_t *)ex.dev(p.q.base);
+  a.xs = (const uint8_t *)ex.dev(p.xScale.base);
+  a.w = (const uint8_t *)ex.dev(p.w.base);
+  a.ws = (const uint8_t *)ex.dev(p.wScale.base);
+  a.out = (uint16_t *)ex.dev(p.out.base);
+  a.M = p.M;
+  a.N = p.N;
+  a.K = p.K;
+  a.ldq = p.q.s0;
+  a.ldw = p.w.s0;
+  a.os0 = p.out.s0;
+  a.os1 = p.out.s1;
+  a.preshuffled = p.preshuffled ? 1 : 0;
+  int32_t fmt = (int32_t)(p.fp4 ? MxFmt::E2M1 : MxFmt::E4M3);
+  Dim3 grid, block;
+  if (id == KernelId::GemmMxPortable) {
+    grid.x = blocksFor(p.N, kMxPortableTile);
+    grid.y = blocksFor(p.M, kMxPortableTile);
+    block.x = kMxPortableTile * kMxPortableTile;
+    void *args[] = {&a, &fmt};
+    return ex.launch(id, grid, block, args);
+  }
+  grid.x = (unsigned)mxBlocksN(p.N);
+  grid.y = (unsigned)mxBlocksM(p.M);
+  block.x = kMxThreads;
+  void *args[] = {&a};
+  return ex.launch(id, grid, block, args);
+}
+
 int32_t gemmV2Op(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
                  fp8q_memref_2d *w, fp8q_memref_2d *ws, fp8q_memref_0d *global,
                  fp8q_memref_2d *out, int64_t group, int32_t kernel,
@@ -375,6 +458,21 @@ int32_t gemmV2Op(Exec &ex, fp8q_memref_2d *q, fp8q_memref_2d *xs,
   ex.add("out", p.out.base, outBytes, true);
   if (int32_t s = ex.prepare(info))
     return s;
+
+  const MxGemmMode mx = mxGemmMode();
+  if (mx != MxGemmMode::Off && mxGemmEligible(p)) {
+    if (mx == MxGemmMode::Portable) {
+      if (int32_t s = launchMxGemm(ex, KernelId::GemmMxPortable, p))
+        return s;
+      return ex.finish();
+    }
+    if (info.mxMfma) {
+      if (int32_t s = launchMxGemm(
+              ex, p.fp4 ? KernelId::GemmMxfp4 : KernelId::GemmMxfp8, p))
+        return s;
+      return ex.finish();
+    }
+  }
 
   GemmV2Args a{};
   a.q = (const uint8_t *)ex.dev(p.q.base);

@@ -62,6 +62,9 @@ enum class KernelId : int {
   QuantizeV2WordsF16E4M3FNUZ,
   QuantizeV2WordsF16E5M2,
   QuantizeV2WordsF16E2M1,
+  GemmMxPortable, ///< fp8q_kernel_gemm_mx_portable (GemmMx.hip, every target)
+  GemmMxfp8,      ///< fp8q_kernel_gemm_mxfp8 (scaled MFMA, gfx950 only)
+  GemmMxfp4,      ///< fp8q_kernel_gemm_mxfp4 (scaled MFMA, gfx950 only)
   Count
 };
 
@@ -80,6 +83,11 @@ inline bool isNvidiaOnlyKernel(KernelId id) {
   return id == KernelId::DecodeGemm8 || id == KernelId::DecodeGemmPreshuffle8;
 }
 
+/// Kernels only gfx950's code object has (its scaled MFMA; GemmMx.hip).
+inline bool isGfx950OnlyKernel(KernelId id) {
+  return id == KernelId::GemmMxfp8 || id == KernelId::GemmMxfp4;
+}
+
 /// Grid or block extents.
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -89,13 +97,15 @@ struct Dim3 {
 /// whether the MFMA GEMM kernels exist there, and the fp8 flavour their
 /// matrix instructions read (fp8q_fp8_type); whether the decode GEMM
 /// (kernels/src/DecodeGemm.hip) is routed for small M there, and with
-/// NVIDIA's lane mapping (8-row m tiles) or AMD's (16-row).
+/// NVIDIA's lane mapping (8-row m tiles) or AMD's (16-row); whether the
+/// scaled-MFMA MX GEMM (GemmMx.hip, gfx950) exists there.
 struct DeviceInfo {
   std::string arch;
   bool hasMfma = false;
   int mfmaFp8 = 0;
   bool decodeGemm = false;
   bool decodeNv = false;
+  bool mxMfma = false;
 };
 
 /// Initializes the device and loads the kernels once. On failure returns
@@ -111,6 +121,12 @@ bool initDevice(DeviceInfo &info, std::string &error);
 /// on failure.
 bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
                  std::string &error);
+
+/// With FP8Q_RT_TRACE_LAUNCHES=1 in the environment, prints one line per
+/// enqueued kernel to stderr, "fp8q launch <symbol> grid X,Y,Z block X,Y,Z":
+/// which kernel the runtime picked for an op (the H200 check counts the MX
+/// GEMM's launches with it). Both launchAsync back ends call it.
+void traceLaunch(KernelId id, Dim3 grid, Dim3 block);
 
 } // namespace fp8q::hiprt
 

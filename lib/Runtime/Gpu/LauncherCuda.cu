@@ -98,7 +98,9 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_quantize_v2_words_f16_e5m2;
   case KernelId::QuantizeV2WordsF16E2M1:
     return (const void *)fp8q_kernel_quantize_v2_words_f16_e2m1;
-  default:
+  case KernelId::GemmMxPortable:
+    return (const void *)fp8q_kernel_gemm_mx_portable;
+  default: // the MFMA kernels (gfx950's code object only)
     return nullptr;
   }
 }
@@ -161,6 +163,7 @@ bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
     error = std::string(kKernelNames[(int)id]) + ": " + cudaGetErrorString(e);
     return false;
   }
+  traceLaunch(id, grid, block);
   return true;
 }
 

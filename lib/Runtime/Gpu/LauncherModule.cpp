@@ -67,8 +67,10 @@ ModuleState &state() {
       s.error = hipMessage("hipModuleLoadData", e);
       return;
     }
+    const bool gfx950 = arch == "gfx950";
     for (int i = 0; i < (int)KernelId::Count; ++i)
       if (!isNvidiaOnlyKernel((KernelId)i) &&
+          (gfx950 || !isGfx950OnlyKernel((KernelId)i)) &&
           (e = hipModuleGetFunction(&s.functions[i], s.module,
                                     kKernelNames[i])) != hipSuccess) {
         s.error =
@@ -77,6 +79,7 @@ ModuleState &state() {
       }
     s.info.hasMfma = true;
     s.info.mfmaFp8 = arch == "gfx942" ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN;
+    s.info.mxMfma = gfx950;
     s.ok = true;
   });
   return s;
@@ -109,6 +112,7 @@ bool launchAsync(KernelId id, Dim3 grid, Dim3 block, void **args, void *stream,
     error = hipMessage(kKernelNames[(int)id], e);
     return false;
   }
+  traceLaunch(id, grid, block);
   return true;
 }
 
