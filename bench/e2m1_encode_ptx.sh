@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# PTX instruction counts of the two MXFP4 encodes of one 8-element chunk
+# PTX instruction counts of the E2M1 encodes of one 8-element chunk
 # (bench/e2m1_encode_ptx.cu) for sm_90: the packed encode against the fp32
-# path, bf16 and f16 input. Needs nvcc only (no GPU). Usage, from the
-# repository root: bash bench/e2m1_encode_ptx.sh
+# path, bf16 and f16 input (MXFP4), and NVFP4's fp32 quotients encoded
+# per element against e2m1Pack8Quotients (kNvfp4Fp32 / kNvfp4Packed).
+# Needs nvcc only (no GPU). Usage, from the repository root:
+# bash bench/e2m1_encode_ptx.sh
 # Prints "KERNEL INSTRUCTIONS BRANCHES" per kernel; the load / store
 # address arithmetic and parameter loads are left out of the count.
 set -euo pipefail

@@ -15,7 +15,10 @@
 //                      with the CPU runtime's NaN rules;
 //   corrected_quotient_{bf16,f16}  correctedQuotient against the division
 //                      for every pair of a 16-bit and an fp32 divisor
-//                      significand (2^32 and 2^35 pairs).
+//                      significand (2^32 and 2^35 pairs);
+//   e2m1_quotient_packed[_ftz]  e2m1Pack8Quotients (E2M1Packed.h, NVFP4's
+//                      packed encode) against encodeE2M1MagicNoNaN, every
+//                      non-NaN fp32 quotient, subnormals kept / flushed.
 // Build and run (repository root; 2 threads):
 //   c++ -O2 -std=c++17 -ffp-contract=off -pthread -Iinclude -Ikernels/include \
 //     bench/encode_exhaustive_cpu.cpp -o /tmp/exc && nice /tmp/exc
@@ -23,12 +26,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8q_kernels/E2M1Packed.h"
 #include "fp8q_kernels/QuantizeV2Common.h"
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <type_traits>
 #include <thread>
 
 using namespace fp8q::kern;
@@ -215,6 +220,28 @@ int main() {
             },
             &first),
         kAll, first);
+  // NVFP4's packed encode of fp32 quotients (E2M1Packed.h): every non-NaN
+  // q, 8 per call, in the host model that keeps bf16 subnormals and in the
+  // one that flushes them.
+  auto quotientPacked = [](auto ftz) {
+    return [](uint32_t u) -> uint64_t {
+      float q[8];
+      for (int i = 0; i < 8; ++i)
+        q[i] = isNaN(u + i) ? 0.0f : fp8q_bits_f32(u + i);
+      const uint32_t got = e2m1Pack8Quotients<decltype(ftz)::value>(q);
+      uint64_t n = 0;
+      for (int i = 0; i < 8; ++i)
+        n += !isNaN(u + i) &&
+             ((got >> (4 * i)) & 0xfu) != encodeE2M1MagicNoNaN(q[i]);
+      return n;
+    };
+  };
+  fails |= report("e2m1_quotient_packed",
+                  sweep(8, quotientPacked(std::false_type{}), &first), kNonNaN,
+                  first);
+  fails |= report("e2m1_quotient_packed_ftz",
+                  sweep(8, quotientPacked(std::true_type{}), &first), kNonNaN,
+                  first);
   printf("EXHAUSTIVE CPU %s\n", fails ? "FAILED" : "passed");
   return fails;
 }

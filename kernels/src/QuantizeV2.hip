@@ -110,7 +110,16 @@ storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
   corrected = Q16 && corrected;
   if constexpr (QT == FP8Q_Q_F4E2M1FN) {
     uint32_t w = 0;
-    if (noNaN) {
+    if (noNaN && FP8Q_V2_NVFP4_PACKED && e2m1PackedNative(Bf16{}) &&
+        corrected && !pow2) {
+      // NVFP4 (E2M1Packed.h): the fp32 quotients, then two codes per packed
+      // bf16 instruction; the same codes for every non-NaN quotient.
+      float qv[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        qv[i] = correctedQuotient(v[i], divisor, rcp);
+      w = e2m1Pack8Quotients(qv);
+    } else if (noNaN) {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
         w |= quantizeE2M1<true>(v[i], divisor, rcp, pow2, corrected)

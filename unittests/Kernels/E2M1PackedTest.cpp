@@ -103,3 +103,51 @@ TEST(E2M1Packed, PacksEightCodesElementTwoIInTheLowNibble) {
   const uint32_t h[4] = {0x40003c00u, 0x4600b800u, 0x34004500u, 0x3f00c700u};
   EXPECT_EQ((e2m1Pack8<F16>(h, e2m1PackedRcp(0.5f, F16{}))), 0x2e045821u);
 }
+
+namespace {
+
+/// Mismatches of e2m1Pack8Quotients against the fp32 encode over every
+/// non-NaN fp32 q whose low 16 bits are `low` (every bf16 truncation and
+/// its sticky bits), q at each of the 8 positions beside fixed partners.
+template <bool Ftz> int quotientMismatches(uint32_t low) {
+  const float partners[8] = {0.0f,  -6.5f, 0.75f,   2.5000002f,
+                             -0.0f, 1e-40f, 3.4e38f, -0.2500001f};
+  int bad = 0;
+  for (uint32_t hi = 0; hi < 0x10000u; ++hi) {
+    const uint32_t u = hi << 16 | low;
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+      continue;
+    for (int pos = 0; pos < 8; ++pos) {
+      float q[8];
+      for (int i = 0; i < 8; ++i)
+        q[i] = i == pos ? fp8q_bits_f32(u) : partners[i];
+      const uint32_t got = e2m1Pack8Quotients<Ftz>(q);
+      for (int i = 0; i < 8; ++i)
+        bad += ((got >> (4 * i)) & 0xfu) != encodeE2M1MagicNoNaN(q[i]);
+    }
+  }
+  return bad;
+}
+
+} // namespace
+
+TEST(E2M1Packed, QuotientsRoundedToOddKeepTheFp32Codes) {
+  // The discarded 16 bits decide only through the sticky bit: zero, the
+  // smallest and largest nonzero, and both sides of the bf16 midpoint.
+  for (uint32_t low : {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
+    EXPECT_EQ(quotientMismatches<false>(low), 0) << std::hex << low;
+    EXPECT_EQ(quotientMismatches<true>(low), 0) << std::hex << low;
+  }
+}
+
+TEST(E2M1Packed, RoundingToNearestInsteadOfOddFailsTheQuotients) {
+  // Why round to odd: 0.25 + 2^-25 rounds to nearest bf16 0.25, a tie that
+  // E2M1 breaks down to 0 (code 0), but q is above the midpoint (0.5, code
+  // 1).
+  const float q = fp8q_bits_f32(0x3e800000u | 0x0001u);
+  EXPECT_EQ(encodeE2M1MagicNoNaN(q), 1u);
+  const float qs[8] = {q, q, q, q, q, q, q, q};
+  EXPECT_EQ(e2m1Pack8Quotients(qs), 0x11111111u);
+  const uint32_t nearest = fp8q_f32_to_bf16(q) * 0x10001u;
+  EXPECT_EQ((e2m1CodesPacked<Bf16, false, false>(nearest, 0)), 0u);
+}

@@ -29,6 +29,12 @@
 #define FP8Q_V2_E2M1_PACKED 1
 #endif
 
+/// Issue 18's switch for NVFP4's packed encode of fp32 quotients
+/// (e2m1Pack8Quotients; 0: the fp32 encode per element, for A/B runs).
+#ifndef FP8Q_V2_NVFP4_PACKED
+#define FP8Q_V2_NVFP4_PACKED 1
+#endif
+
 namespace fp8q::kern {
 
 /// True where the kernels take the packed encode for T: sm_90 (bf16x2 add /
@@ -180,11 +186,14 @@ FP8Q_HOSTDEV inline uint32_t minMax2(uint32_t a, uint32_t b) {
 /// it to E2M1's grid as e2m1MagicMag does: bits(c + M) - bits(M) + 2b per
 /// half, no carry or borrow crossing (each half's difference is 0..4,
 /// c + M >= M). `HostFtz`: the host model flushes subnormals.
-template <class T, bool HostFtz = false>
+/// `Scaled` false: w holds the quotients themselves and the multiply is
+/// skipped (rcp2 unused).
+template <class T, bool HostFtz = false, bool Scaled = true>
 FP8Q_HOSTDEV inline uint32_t e2m1CodesPacked(uint32_t w, uint32_t rcp2) {
   using C = E2M1PackedConsts<T>;
   using namespace e2m1packed;
-  const uint32_t y = arith2<T, HostFtz, false>(w & 0x7fff7fffu, rcp2);
+  const uint32_t y = Scaled ? arith2<T, HostFtz, false>(w & 0x7fff7fffu, rcp2)
+                            : w & 0x7fff7fffu;
   const uint32_t c = minMax2<T, false>(y, C::kSix);
   const uint32_t eb = minMax2<T, true>(c, C::kOne) & C::kExp;
   const uint32_t magic = eb + C::kMagicOff;
@@ -201,6 +210,42 @@ FP8Q_HOSTDEV inline uint32_t e2m1Pack8(const uint32_t (&w)[4], uint32_t rcp2) {
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const uint32_t c = e2m1CodesPacked<T, HostFtz>(w[i], rcp2);
+    out |= ((c | (c >> 12)) & 0xffu) << (8 * i);
+  }
+  return out;
+}
+
+/// Two fp32 values as one bf16x2 word (lo in the low half), each rounded to
+/// odd: its high 16 bits, the lowest of them set when a discarded bit is.
+/// For E2M1 (2 significand bits) this keeps the rounding: bf16 has
+/// 8 >= 2 + 2 bits, and every E2M1 value and rounding midpoint (0.25,
+/// 0.75, .., 5) is a bf16 with its lowest bit clear, so the word's value
+/// sits on the same side of each midpoint as q, or on it exactly when q is
+/// (the round-to-odd argument; no overflow: the largest finite fp32
+/// becomes the largest finite bf16).
+FP8Q_HOSTDEV inline uint32_t bf16x2RoundToOdd(float lo, float hi) {
+  const uint32_t a = floatBits(lo), b = floatBits(hi);
+  const uint32_t stickyLo = (a & 0xffffu) < 1u ? (a & 0xffffu) : 1u;
+  const uint32_t stickyHi = (b & 0xffffu) < 1u ? (b & 0xffffu) : 1u;
+  return ((a >> 16) | (b & 0xffff0000u)) | stickyLo | stickyHi << 16;
+}
+
+/// The 4 bytes of the E2M1 codes of 8 non-NaN fp32 quotients (element 2i
+/// in the low nibble): encodeE2M1MagicNoNaN(q[i]) for every non-NaN q
+/// (unittests/Kernels/E2M1PackedTest.cpp; bench/encode_exhaustive_cpu.cpp
+/// `e2m1_quotient_packed` for all 2^32), two codes per packed bf16
+/// instruction after bf16x2RoundToOdd. NVFP4's path: its e4m3 scale times
+/// the global is no power of two, so the quotient is formed in fp32
+/// (correctedQuotient) and only the encode is packed. A subnormal bf16
+/// quotient is below 0.25, code 0 with q's sign whether or not the target
+/// flushes it.
+template <bool HostFtz = false>
+FP8Q_HOSTDEV inline uint32_t e2m1Pack8Quotients(const float (&q)[8]) {
+  uint32_t out = 0;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t c = e2m1CodesPacked<Bf16, HostFtz, false>(
+        bf16x2RoundToOdd(q[2 * i], q[2 * i + 1]), 0);
     out |= ((c | (c >> 12)) & 0xffu) << (8 * i);
   }
   return out;
