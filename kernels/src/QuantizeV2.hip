@@ -311,18 +311,19 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
 /// chunk is widened to fp32 only to be encoded, by storeCodesV2 as in the
 /// fp32-value path, so the bytes are the same.
 
-/// (m, g) of scale byte `b` of a padded layout, 32-bit index math where the
+/// (m, g) of position `i` of the walk over a padded scale
+/// (scaleWalkCoord), its scale byte in `byte`; 32-bit index math where the
 /// allocation fits.
 __device__ FP8Q_V2_INLINE GroupCoordT<int64_t>
-storageCoordV2(const QuantV2Args &p, int64_t b) {
+storageCoordV2(const QuantV2Args &p, int64_t i, int64_t &byte) {
   if (p.padM * p.padG <= INT32_MAX) {
     uint32_t m, g;
-    scaleByteCoord<uint32_t>(p.layout, (uint32_t)p.padM, (uint32_t)p.padG,
-                             (uint32_t)b, m, g);
+    byte = scaleWalkCoord<uint32_t>(p.layout, (uint32_t)p.padM,
+                                    (uint32_t)p.padG, (uint32_t)i, m, g);
     return GroupCoordT<int64_t>{(int64_t)m, (int64_t)g};
   }
   int64_t m, g;
-  scaleByteCoord<int64_t>(p.layout, p.padM, p.padG, b, m, g);
+  byte = scaleWalkCoord<int64_t>(p.layout, p.padM, p.padG, i, m, g);
   return GroupCoordT<int64_t>{m, g};
 }
 
@@ -332,19 +333,24 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   const int tid = threadId();
   const int lanes = p.lanes;
   const int sub = tid & (lanes - 1);
-  // A padded scale is walked in its storage order: group gid is scale byte
-  // gid (scaleByteCoord), so consecutive teams write consecutive bytes and
-  // the padding bytes are this launch's groups past [M, G], written 0.
+  // A padded scale is walked position by position (scaleWalkCoord: storage
+  // order, pack4 in bands of rows), so consecutive teams write consecutive
+  // bytes and the padding bytes are this launch's groups past [M, G],
+  // written 0.
   const int64_t total = Storage ? p.padM * p.padG : p.M * p.G;
   const int64_t gid0 = (blockIdX() * (kV2Block / lanes) + tid / lanes) * 2;
   GroupCoordT<int64_t> gc[2];
+  int64_t byte0 = 0; // the scale byte of walk position gid0
   bool active[2];
   Bytes16 w[2][2];
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     const bool inside = gid0 + j < total;
     if constexpr (Storage) {
-      gc[j] = storageCoordV2(p, inside ? gid0 + j : 0);
+      int64_t byte;
+      gc[j] = storageCoordV2(p, inside ? gid0 + j : 0, byte);
+      if (j == 0)
+        byte0 = byte;
       active[j] = inside && gc[j].m < p.M && gc[j].g < p.G;
     } else {
       active[j] = inside;
@@ -441,7 +447,8 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
     if (sub != 0 || gid0 >= total)
       return;
     // Both bytes in one 16-bit store where the pair is whole and aligned.
-    uint8_t *s = static_cast<uint8_t *>(p.scale) + gid0;
+    // Walk positions gid0 and gid0 + 1 are adjacent bytes of one word.
+    uint8_t *s = static_cast<uint8_t *>(p.scale) + byte0;
     if (gid0 + 1 < total && (reinterpret_cast<uintptr_t>(s) & 1) == 0) {
       *reinterpret_cast<uint16_t *>(s) =
           (uint16_t)(scaleByte[0] | (scaleByte[1] << 8));

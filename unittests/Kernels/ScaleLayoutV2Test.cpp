@@ -94,6 +94,70 @@ TEST(ScaleLayoutV2, StorageWalkInvertsTheIndexMap) {
   }
 }
 
+TEST(ScaleLayoutV2, QuantizeWalkVisitsEveryByteOnceInPairs) {
+  // The raw-word quantize kernels' walk over a padded scale: a bijection
+  // onto the allocation, each position's byte the index map's, positions
+  // 2t and 2t + 1 adjacent bytes of one word (the kernels store them as
+  // one 16-bit word), in both index types.
+  for (const Shape &s : paddedShapes()) {
+    int64_t pm, pg;
+    scalePaddedDomain(s.layout, s.align, s.M, s.G, pm, pg);
+    std::vector<char> seen(pm * pg, 0);
+    for (int64_t i = 0; i < pm * pg; ++i) {
+      int64_t m, g;
+      const int64_t b = scaleWalkCoord<int64_t>(s.layout, pm, pg, i, m, g);
+      uint32_t m32, g32;
+      const uint32_t b32 = scaleWalkCoord<uint32_t>(
+          s.layout, (uint32_t)pm, (uint32_t)pg, (uint32_t)i, m32, g32);
+      ASSERT_TRUE(m >= 0 && m < pm && g >= 0 && g < pg)
+          << fp8q_scale_layout_name(s.layout) << " position " << i;
+      ASSERT_EQ((int64_t)m32, m);
+      ASSERT_EQ((int64_t)g32, g);
+      ASSERT_EQ((int64_t)b32, b);
+      ASSERT_EQ(fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g), b)
+          << fp8q_scale_layout_name(s.layout) << " M=" << s.M << " G=" << s.G
+          << " align=" << s.align << " position " << i;
+      ASSERT_FALSE(seen[b]) << "byte " << b << " visited twice";
+      seen[b] = 1;
+      if (i % 2 == 1) {
+        int64_t pmPrev, pgPrev;
+        const int64_t bPrev =
+            scaleWalkCoord<int64_t>(s.layout, pm, pg, i - 1, pmPrev, pgPrev);
+        ASSERT_EQ(b, bPrev + 1) << fp8q_scale_layout_name(s.layout)
+                                << " position " << i;
+        ASSERT_EQ(b / 4, bPrev / 4);
+      }
+    }
+  }
+}
+
+TEST(ScaleLayoutV2, Pack4WalkReadsXBandByBand) {
+  // pack4 is walked in bands of kPack4WalkRows rows: every run of
+  // kPack4WalkRows * 4 positions is one word column of one band (contiguous
+  // scale bytes) and a band is finished before the next starts, so the
+  // walk reads x rows in order. Storage order would go down all rows first.
+  const int64_t M = 300, G = 28;
+  int64_t pm, pg;
+  scalePaddedDomain(FP8Q_LAYOUT_COL_MAJOR_PACK4, 1, M, G, pm, pg);
+  int64_t lastBand = 0;
+  for (int64_t i = 0; i < pm * pg; ++i) {
+    int64_t m, g;
+    const int64_t b = scaleWalkCoord<int64_t>(FP8Q_LAYOUT_COL_MAJOR_PACK4, pm,
+                                              pg, i, m, g);
+    const int64_t band = m / kPack4WalkRows;
+    ASSERT_GE(band, lastBand) << "position " << i;
+    lastBand = band;
+    const int64_t run = kPack4WalkRows * 4;
+    if (m < pm - pm % kPack4WalkRows && i % run != 0) {
+      int64_t m0, g0;
+      const int64_t b0 = scaleWalkCoord<int64_t>(FP8Q_LAYOUT_COL_MAJOR_PACK4,
+                                                 pm, pg, i - i % run, m0, g0);
+      EXPECT_EQ(b, b0 + i % run);
+    }
+  }
+  EXPECT_EQ(lastBand, (pm - 1) / kPack4WalkRows);
+}
+
 TEST(ScaleLayoutV2, PaddingWalkCoversExactlyThePadding) {
   for (const Shape &s : paddedShapes()) {
     int64_t pm, pg;

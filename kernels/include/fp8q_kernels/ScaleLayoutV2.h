@@ -154,6 +154,43 @@ FP8Q_HOSTDEV inline void scaleByteCoord(int layout, I padM, I padG, I b, I &m,
   }
 }
 
+/// Rows of one band of the pack4 walk (scaleWalkCoord): a warp of the
+/// MX raw-word kernels (16 teams of two groups) covers one band's word
+/// column, 32 contiguous scale bytes.
+constexpr int kPack4WalkRows = 8;
+
+/// Position i (< padM * padG) of the quantize kernels' walk over a padded
+/// scale: its (m, g), and the byte of the allocation that holds it, which
+/// is returned. swizzle_32_4_4 and cdna4_mx are walked in storage order
+/// (byte i): their storage keeps a band of rows together across all of G.
+/// pack4's storage is column strips (all padM rows of four groups, then the
+/// next four), so its storage order reads x in 256-byte strips down the
+/// whole matrix, which cost MXFP8 9% over row_major on the H100
+/// (bench/RESULTS.md); it is walked in bands of kPack4WalkRows rows (rows
+/// past the last whole band form one shorter band), a band word column by
+/// word column, so x is read band by band and the scale is still written
+/// in runs of kPack4WalkRows words. Positions 2t and 2t + 1 are adjacent
+/// bytes of one word in every layout. I: uint32_t when padM * padG fits,
+/// else int64_t.
+template <class I>
+FP8Q_HOSTDEV inline I scaleWalkCoord(int layout, I padM, I padG, I i, I &m,
+                                     I &g) {
+  if (layout != FP8Q_LAYOUT_COL_MAJOR_PACK4) {
+    scaleByteCoord<I>(layout, padM, padG, i, m, g);
+    return i;
+  }
+  const I R = kPack4WalkRows;
+  const I whole = padM - padM % R;
+  const bool inWhole = i < whole * padG;
+  const I bandStart = inWhole ? i / (R * padG) * R : whole;
+  const I rows = inWhole ? R : padM - whole;
+  const I t = i - bandStart * padG;
+  m = bandStart + t % (rows * 4) / 4;
+  g = t / (rows * 4) * 4 + t % 4;
+  // byte = ((g / 4) * padM + m) * 4 + g % 4, as scaleByteCoord inverts.
+  return (g / 4 * padM + m) * 4 + g % 4;
+}
+
 /// Offset of (m, g) in a scale of either kind: a padded layout through the
 /// shared index map, a strided one through its descriptor strides.
 FP8Q_HOSTDEV inline int64_t scaleOffsetV2(bool padded, int layout,
