@@ -460,24 +460,31 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   }
 }
 
-/// The padding blocks: zero kV2PadPerThread padding elements each (1-byte
-/// scales; only padded layouts have padding of their own), in the order of
-/// scalePaddingCoord.
+/// The padding blocks: a thread per 16-byte chunk of the allocation (1-byte
+/// scales; only padded layouts have padding of their own) zeroes the
+/// chunk's padding bytes (scalePaddingMask), in one 16-byte store where the
+/// chunk is all padding and aligned, else byte by byte; the chunk's other
+/// bytes are the quantizing blocks'. At small M nearly all of a swizzled
+/// scale is padding (cdna4_mx pads M = 1 to 256 rows).
 __device__ FP8Q_V2_INLINE void zeroPaddingV2(const QuantV2Args &p) {
-  const int64_t count = scalePaddingCount(p.M, p.G, p.padM, p.padG);
-  const int64_t base =
-      (blockIdX() - p.quantBlocks) * (int64_t)kV2Block * kV2PadPerThread +
-      threadId();
-#pragma unroll 4
-  for (int k = 0; k < kV2PadPerThread; ++k) {
-    const int64_t i = base + (int64_t)k * kV2Block;
-    if (i >= count)
-      break;
-    int64_t m, g;
-    scalePaddingCoord(i, p.M, p.G, p.padM, p.padG, m, g);
-    static_cast<uint8_t *>(
-        p.scale)[fp8q_scale_offset(p.layout, p.align, p.M, p.G, m, g)] = 0;
+  const int64_t c =
+      (blockIdX() - p.quantBlocks) * (int64_t)kV2Block + threadId();
+  if (c * kPadChunkBytes >= p.padM * p.padG)
+    return;
+  const uint32_t mask =
+      p.padM * p.padG <= UINT32_MAX
+          ? scalePaddingMask<uint32_t>(p.layout, (uint32_t)p.M, (uint32_t)p.G,
+                                       (uint32_t)p.padM, (uint32_t)p.padG,
+                                       (uint32_t)c)
+          : scalePaddingMask<int64_t>(p.layout, p.M, p.G, p.padM, p.padG, c);
+  uint8_t *s = static_cast<uint8_t *>(p.scale) + c * kPadChunkBytes;
+  if (mask == 0xffffu && (reinterpret_cast<uintptr_t>(s) & 15) == 0) {
+    *reinterpret_cast<Bytes16 *>(s) = Bytes16{{0, 0, 0, 0}};
+    return;
   }
+  for (int k = 0; k < kPadChunkBytes; ++k)
+    if (mask >> k & 1)
+      s[k] = 0;
 }
 
 template <class T>

@@ -1,7 +1,7 @@
 //===- ScaleLayoutV2Test.cpp - The v2 kernels' index math and numerics ----===//
 //
-// The word walk of the padded layouts (scaleWordOf) and the padding walk
-// (scalePaddingCoord) against the shared index map fp8q_scale_offset, and
+// The word walk of the padded layouts (scaleWordOf) and the padding mask
+// (scalePaddingMask) against the shared index map fp8q_scale_offset, and
 // the v2 kernels' one-value quantization (quantizeV2Value, reciprocal path
 // included; the fma-corrected quotient) against fp8q_q_quantize, the CPU
 // runtime's.
@@ -158,25 +158,34 @@ TEST(ScaleLayoutV2, Pack4WalkReadsXBandByBand) {
   EXPECT_EQ(lastBand, (pm - 1) / kPack4WalkRows);
 }
 
-TEST(ScaleLayoutV2, PaddingWalkCoversExactlyThePadding) {
+TEST(ScaleLayoutV2, PaddingMaskMarksExactlyThePadding) {
+  // The padding blocks' chunks (scalePaddingMask) in both index types: a
+  // byte is marked iff no (m, g) inside [M, G] maps to it, and no bit past
+  // the allocation is set.
   for (const Shape &s : paddedShapes()) {
     int64_t pm, pg;
     scalePaddedDomain(s.layout, s.align, s.M, s.G, pm, pg);
     const int64_t alloc = pm * pg;
-    std::vector<int> hits(alloc, 0);
+    std::vector<bool> data(alloc, false);
     for (int64_t m = 0; m < s.M; ++m)
       for (int64_t g = 0; g < s.G; ++g)
-        ++hits[fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g)];
-    const int64_t n = scalePaddingCount(s.M, s.G, pm, pg);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t m, g;
-      scalePaddingCoord(i, s.M, s.G, pm, pg, m, g);
-      ASSERT_TRUE(m < pm && g < pg && (m >= s.M || g >= s.G)) << i;
-      ++hits[fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g)];
+        data[fp8q_scale_offset(s.layout, s.align, s.M, s.G, m, g)] = true;
+    const int64_t chunks = (alloc + kPadChunkBytes - 1) / kPadChunkBytes;
+    for (int64_t c = 0; c < chunks; ++c) {
+      const uint32_t mask64 =
+          scalePaddingMask<int64_t>(s.layout, s.M, s.G, pm, pg, c);
+      const uint32_t mask32 = scalePaddingMask<uint32_t>(
+          s.layout, (uint32_t)s.M, (uint32_t)s.G, (uint32_t)pm, (uint32_t)pg,
+          (uint32_t)c);
+      ASSERT_EQ(mask64, mask32) << c;
+      for (int k = 0; k < kPadChunkBytes; ++k) {
+        const int64_t b = c * kPadChunkBytes + k;
+        const bool want = b < alloc && !data[b];
+        ASSERT_EQ((mask64 >> k & 1) != 0, want)
+            << fp8q_scale_layout_name(s.layout) << " M=" << s.M
+            << " G=" << s.G << " align=" << s.align << " byte " << b;
+      }
     }
-    for (int64_t o = 0; o < alloc; ++o)
-      ASSERT_EQ(hits[o], 1) << fp8q_scale_layout_name(s.layout) << " M=" << s.M
-                            << " G=" << s.G << " byte " << o;
   }
 }
 

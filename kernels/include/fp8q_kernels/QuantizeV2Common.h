@@ -28,8 +28,6 @@ constexpr int kV2Block = 256;
 constexpr int kV2Vec = 8;
 /// Lanes of a team (one group) at most: a 1x128 group is 16 lanes.
 constexpr int kV2MaxLanes = 16;
-/// Padding elements zeroed per thread by the padding blocks.
-constexpr int kV2PadPerThread = 16;
 /// 32-bit scale words a materialize thread writes (16 bytes).
 constexpr int kV2WordsPerThread = 4;
 

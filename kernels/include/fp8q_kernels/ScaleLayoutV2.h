@@ -55,23 +55,6 @@ FP8Q_HOSTDEV inline int64_t scalePaddingCount(int64_t M, int64_t G,
   return padM * padG - M * G;
 }
 
-/// Padding element i (< scalePaddingCount) as (m, g): first the columns
-/// G .. padG - 1 of rows 0 .. M - 1 (row by row), then the rows M .. padM -
-/// 1 whole.
-FP8Q_HOSTDEV inline void scalePaddingCoord(int64_t i, int64_t M, int64_t G,
-                                           int64_t padM, int64_t padG,
-                                           int64_t &m, int64_t &g) {
-  (void)padM;
-  const int64_t right = M * (padG - G);
-  if (i < right) {
-    m = i / (padG - G);
-    g = G + i % (padG - G);
-  } else {
-    m = M + (i - right) / padG;
-    g = (i - right) % padG;
-  }
-}
-
 /// The four (m, g) of 32-bit word `w` of a padded layout's allocation:
 /// byte k is (m + dm[k], g + dg[k]). pack4 and swizzle_32_4_4 put four
 /// consecutive g of one row in a word (dm = 0, dg = k); cdna4_mx puts
@@ -79,14 +62,17 @@ FP8Q_HOSTDEV inline void scalePaddingCoord(int64_t i, int64_t M, int64_t G,
 /// of m = 32a + 16b + c, g = 8d + 4e + f). `padM` is the padded domain's
 /// row count (pack4's leading dimension). Words past alloc / 4 are not
 /// words of the layout.
-struct ScaleWord {
-  int64_t m, g;
+template <class I> struct ScaleWordT {
+  I m, g;
   int dm[4], dg[4];
 };
+using ScaleWord = ScaleWordT<int64_t>;
 
-FP8Q_HOSTDEV inline ScaleWord scaleWordOf(int layout, int64_t padM,
-                                          int64_t padG, int64_t w) {
-  ScaleWord r;
+/// scaleWordOf in index type I (uint32_t when padM * padG fits).
+template <class I>
+FP8Q_HOSTDEV inline ScaleWordT<I> scaleWordOfT(int layout, I padM, I padG,
+                                               I w) {
+  ScaleWordT<I> r;
   for (int k = 0; k < 4; ++k) {
     r.dm[k] = 0;
     r.dg[k] = k;
@@ -100,15 +86,15 @@ FP8Q_HOSTDEV inline ScaleWord scaleWordOf(int layout, int64_t padM,
   case FP8Q_LAYOUT_SWIZZLE_32_4_4: {
     // word = tile * 128 + (m % 32) * 4 + (m % 128) / 32,
     // tile = (m / 128) * (padG / 4) + g / 4
-    const int64_t tiles = padG / 4, tile = w / 128, i = w % 128;
+    const I tiles = padG / 4, tile = w / 128, i = w % 128;
     r.m = (tile / tiles) * 128 + (i % 4) * 32 + i / 4;
     r.g = (tile % tiles) * 4;
     break;
   }
   default: {
     // cdna4_mx: word = ((a * (padG / 8) + d) * 4 + f) * 16 + c
-    const int64_t c = w % 16, f = (w / 16) % 4, t = w / 64;
-    const int64_t d = t % (padG / 8), a = t / (padG / 8);
+    const I c = w % 16, f = (w / 16) % 4, t = w / 64;
+    const I d = t % (padG / 8), a = t / (padG / 8);
     r.m = 32 * a + c;
     r.g = 8 * d + f;
     for (int k = 0; k < 4; ++k) {
@@ -118,6 +104,38 @@ FP8Q_HOSTDEV inline ScaleWord scaleWordOf(int layout, int64_t padM,
   }
   }
   return r;
+}
+
+FP8Q_HOSTDEV inline ScaleWord scaleWordOf(int layout, int64_t padM,
+                                          int64_t padG, int64_t w) {
+  return scaleWordOfT<int64_t>(layout, padM, padG, w);
+}
+
+/// Bytes of one step of the padding walk (the fp32-value quantize kernel's
+/// padding blocks): a thread per 16-byte chunk of the allocation, one
+/// 16-byte store where the chunk is all padding.
+constexpr int kPadChunkBytes = 16;
+
+/// The padding bytes of chunk c of a padded layout's allocation (its bytes
+/// [16c, 16c + 16) below padM * padG): bit k set when byte 16c + k holds an
+/// (m, g) past [M, G]. One decode per 32-bit word (scaleWordOfT), so the
+/// walk costs four index decodes per 16 bytes rather than a 64-bit
+/// division chain per byte. I as for scaleByteCoord.
+template <class I>
+FP8Q_HOSTDEV inline uint32_t scalePaddingMask(int layout, I M, I G, I padM,
+                                              I padG, I c) {
+  const I words = padM * padG / 4; // padG is a multiple of 4
+  uint32_t mask = 0;
+  for (int k = 0; k < kPadChunkBytes / 4; ++k) {
+    const I w = c * (kPadChunkBytes / 4) + k;
+    if (w >= words)
+      break;
+    const ScaleWordT<I> sw = scaleWordOfT<I>(layout, padM, padG, w);
+    for (int b = 0; b < 4; ++b)
+      if (sw.m + sw.dm[b] >= M || sw.g + sw.dg[b] >= G)
+        mask |= 1u << (4 * k + b);
+  }
+  return mask;
 }
 
 /// (m, g) of byte `b` of a padded layout's allocation (padded domain

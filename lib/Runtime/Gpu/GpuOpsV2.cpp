@@ -168,9 +168,10 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   a.quantBlocks =
       blocksFor(storageWalk ? a.padM * a.padG : M * G, groupsPerBlock);
   const int64_t padding = scalePaddingCount(M, G, a.padM, a.padG);
+  // A thread per 16-byte chunk of the allocation (zeroPaddingV2).
   const int64_t padBlocks =
-      sv.padded && !storageWalk
-          ? blocksFor(padding, (int64_t)kV2Block * kV2PadPerThread)
+      sv.padded && !storageWalk && padding > 0
+          ? blocksFor(a.padM * a.padG, (int64_t)kV2Block * kPadChunkBytes)
           : 0;
   Dim3 grid, block;
   grid.x = (unsigned)(a.quantBlocks + padBlocks);
