@@ -15,7 +15,9 @@
 // time per call at M = 1, 16, 64 against an empty kernel, and
 // materialize_v2 of every pair of layouts against a copy (one line each,
 // then the worst pair).
-// Arguments: DIR (with libfp8q_runtime_cpu.so) [--bench].
+// `--bench-only FORMAT/LAYOUT` (e.g. mxfp8-e4m3-ceil/row_major): only that
+// row of the large-M table (for Nsight Compute: bench/v2_quant_ncu.sh).
+// Arguments: DIR (with libfp8q_runtime_cpu.so) [--bench | --bench-only F/L].
 //
 //===----------------------------------------------------------------------===//
 
@@ -652,6 +654,9 @@ template <class F> float timeUs(F call, int iters) {
   return ms * 1000.f / iters;
 }
 
+/// FORMAT/LAYOUT of --bench-only, empty for the whole bench.
+std::string benchOnly;
+
 int runBench() {
   const int64_t M = 16384, K = 7168;
   const size_t xBytes = M * K * 2;
@@ -680,6 +685,9 @@ int runBench() {
       if (f.s == FP8Q_SCALE_F32 && fp8q_scale_layout_bytes_only(l.layout))
         continue;
       if (l.align != 1)
+        continue;
+      if (!benchOnly.empty() &&
+          benchOnly != std::string(f.name) + "/" + layoutName(l))
         continue;
       const int64_t G = K / f.group;
       const bool fp4 = f.q == FP8Q_Q_F4E2M1FN;
@@ -712,6 +720,8 @@ int runBench() {
     printf("FAIL bench: sticky error %s\n", fp8q_device_last_error());
     return 1;
   }
+  if (!benchOnly.empty())
+    return 0;
   printf("\nquantize_v2 bf16 at small M: device time per call (200 calls "
          "back to back) against an empty kernel launch\n");
   const float empty = timeUs([&] { emptyKernel<<<1, 32, 0, stream>>>(); }, 200);
@@ -861,6 +871,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const bool bench = argc > 2 && std::string(argv[2]) == "--bench";
+  const std::string mode = argc > 2 ? argv[2] : "";
+  if (mode == "--bench-only" && argc > 3)
+    benchOnly = argv[3];
+  const bool bench = mode == "--bench" || !benchOnly.empty();
   return bench ? runBench() : runChecks();
 }
