@@ -328,41 +328,62 @@ storageCoordV2(const QuantV2Args &p, int64_t i, int64_t &byte) {
 }
 
 
-template <class T, int QT, int Quot, bool Storage>
-__device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
-  const int tid = threadId();
-  const int lanes = p.lanes;
-  const int sub = tid & (lanes - 1);
+/// One team's two groups of the raw-word path, loaded: their coordinates,
+/// the scale byte of walk position gid0 (storage walk), and the lane's
+/// four 16-byte chunks.
+struct WordsTileV2 {
+  GroupCoordT<int64_t> gc[2];
+  int64_t byte0;
+  bool active[2];
+  Bytes16 w[2][2];
+};
+
+/// Issues the loads of the team's groups at walk positions gid0, gid0 + 1.
+template <class T, bool Storage>
+__device__ FP8Q_V2_INLINE WordsTileV2 loadWordsTileV2(const QuantV2Args &p,
+                                                      int64_t gid0, int sub) {
   // A padded scale is walked position by position (scaleWalkCoord: storage
   // order, pack4 in bands of rows), so consecutive teams write consecutive
   // bytes and the padding bytes are this launch's groups past [M, G],
   // written 0.
   const int64_t total = Storage ? p.padM * p.padG : p.M * p.G;
-  const int64_t gid0 = (blockIdX() * (kV2Block / lanes) + tid / lanes) * 2;
-  GroupCoordT<int64_t> gc[2];
-  int64_t byte0 = 0; // the scale byte of walk position gid0
-  bool active[2];
-  Bytes16 w[2][2];
+  WordsTileV2 t;
+  t.byte0 = 0;
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     const bool inside = gid0 + j < total;
     if constexpr (Storage) {
       int64_t byte;
-      gc[j] = storageCoordV2(p, inside ? gid0 + j : 0, byte);
+      t.gc[j] = storageCoordV2(p, inside ? gid0 + j : 0, byte);
       if (j == 0)
-        byte0 = byte;
-      active[j] = inside && gc[j].m < p.M && gc[j].g < p.G;
+        t.byte0 = byte;
+      t.active[j] = inside && t.gc[j].m < p.M && t.gc[j].g < p.G;
     } else {
-      active[j] = inside;
-      gc[j] = quantV2Coord(p, inside ? gid0 + j : 0);
+      t.active[j] = inside;
+      t.gc[j] = quantV2Coord(p, inside ? gid0 + j : 0);
     }
-    const T *x = static_cast<const T *>(p.x) + gc[j].m * p.ldx +
-                 gc[j].g * p.group + sub * kV2Vec;
+    const T *x = static_cast<const T *>(p.x) + t.gc[j].m * p.ldx +
+                 t.gc[j].g * p.group + sub * kV2Vec;
 #pragma unroll
     for (int s = 0; s < 2; ++s)
-      w[j][s] = active[j] ? loadOnce16(x + s * lanes * kV2Vec)
-                          : Bytes16{{0, 0, 0, 0}};
+      t.w[j][s] = t.active[j] ? loadOnce16(x + s * p.lanes * kV2Vec)
+                              : Bytes16{{0, 0, 0, 0}};
   }
+  return t;
+}
+
+/// Quantizes a loaded tile (loadWordsTileV2 at gid0) and writes its codes
+/// and scales.
+template <class T, int QT, int Quot, bool Storage>
+__device__ FP8Q_V2_INLINE void quantizeWordsTileV2(const QuantV2Args &p,
+                                                   const WordsTileV2 &t,
+                                                   int64_t gid0, int sub) {
+  const int lanes = p.lanes;
+  const int64_t total = Storage ? p.padM * p.padG : p.M * p.G;
+  const GroupCoordT<int64_t> *gc = t.gc;
+  const bool *active = t.active;
+  const Bytes16(&w)[2][2] = t.w;
+  const int64_t byte0 = t.byte0;
   uint32_t amax = 0;
   bool laneNaN[2];
 #pragma unroll
@@ -457,6 +478,34 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
       if (gid0 + 1 < total)
         s[1] = scaleByte[1];
     }
+  }
+}
+
+/// The raw-word path's quantizing blocks: team slot `slot` takes walk
+/// positions 2 * (slot + r * slots) for rounds r < p.wordIters (slots: the
+/// launch's team slots), loading round r + 1's chunks before it quantizes
+/// round r, so a lane keeps loads in flight while it computes.
+template <class T, int QT, int Quot, bool Storage>
+__device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
+  const int tid = threadId();
+  const int lanes = p.lanes;
+  const int sub = tid & (lanes - 1);
+  const int64_t teams = kV2Block / lanes;
+  const int64_t slot = blockIdX() * teams + tid / lanes;
+  WordsTileV2 cur = loadWordsTileV2<T, Storage>(p, 2 * slot, sub);
+  if constexpr (kV2WordsIters == 1) {
+    // One round (the default): no second tile's registers.
+    quantizeWordsTileV2<T, QT, Quot, Storage>(p, cur, 2 * slot, sub);
+    return;
+  }
+  const int64_t stride = 2 * p.quantBlocks * teams;
+  for (int r = 0; r < p.wordIters; ++r) {
+    const int64_t gid0 = 2 * slot + r * stride;
+    WordsTileV2 next = cur;
+    if (r + 1 < p.wordIters)
+      next = loadWordsTileV2<T, Storage>(p, gid0 + stride, sub);
+    quantizeWordsTileV2<T, QT, Quot, Storage>(p, cur, gid0, sub);
+    cur = next;
   }
 }
 
