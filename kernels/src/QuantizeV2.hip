@@ -327,7 +327,6 @@ storageCoordV2(const QuantV2Args &p, int64_t i, int64_t &byte) {
   return GroupCoordT<int64_t>{m, g};
 }
 
-
 /// One team's two groups of the raw-word path, loaded: their coordinates,
 /// the scale byte of walk position gid0 (storage walk), and the lane's
 /// four 16-byte chunks.
