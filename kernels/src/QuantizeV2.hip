@@ -314,16 +314,32 @@ __device__ FP8Q_V2_INLINE void quantizeV2Groups(const QuantV2Args &p) {
 /// (m, g) of position `i` of the walk over a padded scale
 /// (scaleWalkCoord), its scale byte in `byte`; 32-bit index math where the
 /// allocation fits.
+template <bool Pack4>
 __device__ FP8Q_V2_INLINE GroupCoordT<int64_t>
 storageCoordV2(const QuantV2Args &p, int64_t i, int64_t &byte) {
+  // swizzle_32_4_4 and cdna4_mx take storage order directly; pack4's band
+  // walk is its own instantiation, so its index math does not shape the
+  // other layouts' code (with it in one instantiation, MXFP8 E5M2 and
+  // MXFP4 swizzled writes lost 10-13% on the H100, bench/RESULTS.md).
   if (p.padM * p.padG <= INT32_MAX) {
     uint32_t m, g;
-    byte = scaleWalkCoord<uint32_t>(p.layout, (uint32_t)p.padM,
-                                    (uint32_t)p.padG, (uint32_t)i, m, g);
+    if constexpr (Pack4)
+      byte = scaleWalkCoord<uint32_t>(p.layout, (uint32_t)p.padM,
+                                      (uint32_t)p.padG, (uint32_t)i, m, g);
+    else {
+      byte = i;
+      scaleByteCoord<uint32_t>(p.layout, (uint32_t)p.padM, (uint32_t)p.padG,
+                               (uint32_t)i, m, g);
+    }
     return GroupCoordT<int64_t>{(int64_t)m, (int64_t)g};
   }
   int64_t m, g;
-  byte = scaleWalkCoord<int64_t>(p.layout, p.padM, p.padG, i, m, g);
+  if constexpr (Pack4)
+    byte = scaleWalkCoord<int64_t>(p.layout, p.padM, p.padG, i, m, g);
+  else {
+    byte = i;
+    scaleByteCoord<int64_t>(p.layout, p.padM, p.padG, i, m, g);
+  }
   return GroupCoordT<int64_t>{m, g};
 }
 
@@ -338,7 +354,7 @@ struct WordsTileV2 {
 };
 
 /// Issues the loads of the team's groups at walk positions gid0, gid0 + 1.
-template <class T, bool Storage>
+template <class T, bool Storage, bool Pack4>
 __device__ FP8Q_V2_INLINE WordsTileV2 loadWordsTileV2(const QuantV2Args &p,
                                                       int64_t gid0, int sub) {
   // A padded scale is walked position by position (scaleWalkCoord: storage
@@ -353,7 +369,7 @@ __device__ FP8Q_V2_INLINE WordsTileV2 loadWordsTileV2(const QuantV2Args &p,
     const bool inside = gid0 + j < total;
     if constexpr (Storage) {
       int64_t byte;
-      t.gc[j] = storageCoordV2(p, inside ? gid0 + j : 0, byte);
+      t.gc[j] = storageCoordV2<Pack4>(p, inside ? gid0 + j : 0, byte);
       if (j == 0)
         t.byte0 = byte;
       t.active[j] = inside && t.gc[j].m < p.M && t.gc[j].g < p.G;
@@ -484,14 +500,14 @@ __device__ FP8Q_V2_INLINE void quantizeWordsTileV2(const QuantV2Args &p,
 /// positions 2 * (slot + r * slots) for rounds r < p.wordIters (slots: the
 /// launch's team slots), loading round r + 1's chunks before it quantizes
 /// round r, so a lane keeps loads in flight while it computes.
-template <class T, int QT, int Quot, bool Storage>
+template <class T, int QT, int Quot, bool Storage, bool Pack4>
 __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   const int tid = threadId();
   const int lanes = p.lanes;
   const int sub = tid & (lanes - 1);
   const int64_t teams = kV2Block / lanes;
   const int64_t slot = blockIdX() * teams + tid / lanes;
-  WordsTileV2 cur = loadWordsTileV2<T, Storage>(p, 2 * slot, sub);
+  WordsTileV2 cur = loadWordsTileV2<T, Storage, Pack4>(p, 2 * slot, sub);
   if constexpr (kV2WordsIters == 1) {
     // One round (the default): no second tile's registers.
     quantizeWordsTileV2<T, QT, Quot, Storage>(p, cur, 2 * slot, sub);
@@ -502,7 +518,7 @@ __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
     const int64_t gid0 = 2 * slot + r * stride;
     WordsTileV2 next = cur;
     if (r + 1 < p.wordIters)
-      next = loadWordsTileV2<T, Storage>(p, gid0 + stride, sub);
+      next = loadWordsTileV2<T, Storage, Pack4>(p, gid0 + stride, sub);
     quantizeWordsTileV2<T, QT, Quot, Storage>(p, cur, gid0, sub);
     cur = next;
   }
@@ -561,10 +577,12 @@ __device__ FP8Q_V2_INLINE void quantizeV2Body(const QuantV2Args &p) {
 /// shaped by it).
 template <class T, int QT, int Quot>
 __device__ FP8Q_V2_INLINE void quantizeV2WordsWalk(const QuantV2Args &p) {
-  if (p.padded)
-    quantizeV2Words<T, QT, Quot, true>(p);
+  if (p.padded && p.layout == FP8Q_LAYOUT_COL_MAJOR_PACK4)
+    quantizeV2Words<T, QT, Quot, true, true>(p);
+  else if (p.padded)
+    quantizeV2Words<T, QT, Quot, true, false>(p);
   else
-    quantizeV2Words<T, QT, Quot, false>(p);
+    quantizeV2Words<T, QT, Quot, false, false>(p);
 }
 
 /// quantizeV2Words with the launch's quotient kind.
