@@ -852,6 +852,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::string dir = argv[1];
+  const std::string mode = argc > 2 ? argv[2] : "";
+  if (mode == "--bench-only") {
+    if (argc < 4) {
+      fprintf(stderr, "usage: gpu_v2_check DIR --bench-only FORMAT/LAYOUT\n");
+      return 2;
+    }
+    benchOnly = argv[3];
+  }
   void *h =
       dlopen((dir + "/libfp8q_runtime_cpu.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -871,9 +879,6 @@ int main(int argc, char **argv) {
     return 2;
   }
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const std::string mode = argc > 2 ? argv[2] : "";
-  if (mode == "--bench-only" && argc > 3)
-    benchOnly = argv[3];
   const bool bench = mode == "--bench" || !benchOnly.empty();
   return bench ? runBench() : runChecks();
 }

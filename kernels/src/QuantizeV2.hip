@@ -496,32 +496,16 @@ __device__ FP8Q_V2_INLINE void quantizeWordsTileV2(const QuantV2Args &p,
   }
 }
 
-/// The raw-word path's quantizing blocks: team slot `slot` takes walk
-/// positions 2 * (slot + r * slots) for rounds r < p.wordIters (slots: the
-/// launch's team slots), loading round r + 1's chunks before it quantizes
-/// round r, so a lane keeps loads in flight while it computes.
+/// The raw-word path's quantizing blocks: a team's two groups at walk
+/// positions 2 * slot and 2 * slot + 1, loaded, then quantized.
 template <class T, int QT, int Quot, bool Storage, bool Pack4>
 __device__ FP8Q_V2_INLINE void quantizeV2Words(const QuantV2Args &p) {
   const int tid = threadId();
   const int lanes = p.lanes;
   const int sub = tid & (lanes - 1);
-  const int64_t teams = kV2Block / lanes;
-  const int64_t slot = blockIdX() * teams + tid / lanes;
-  WordsTileV2 cur = loadWordsTileV2<T, Storage, Pack4>(p, 2 * slot, sub);
-  if constexpr (kV2WordsIters == 1) {
-    // One round (the default): no second tile's registers.
-    quantizeWordsTileV2<T, QT, Quot, Storage>(p, cur, 2 * slot, sub);
-    return;
-  }
-  const int64_t stride = 2 * p.quantBlocks * teams;
-  for (int r = 0; r < p.wordIters; ++r) {
-    const int64_t gid0 = 2 * slot + r * stride;
-    WordsTileV2 next = cur;
-    if (r + 1 < p.wordIters)
-      next = loadWordsTileV2<T, Storage, Pack4>(p, gid0 + stride, sub);
-    quantizeWordsTileV2<T, QT, Quot, Storage>(p, cur, gid0, sub);
-    cur = next;
-  }
+  const int64_t gid0 = (blockIdX() * (kV2Block / lanes) + tid / lanes) * 2;
+  quantizeWordsTileV2<T, QT, Quot, Storage>(
+      p, loadWordsTileV2<T, Storage, Pack4>(p, gid0, sub), gid0, sub);
 }
 
 /// The padding blocks: a thread per 16-byte chunk of the allocation (1-byte

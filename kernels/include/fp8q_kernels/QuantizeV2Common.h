@@ -28,14 +28,6 @@ constexpr int kV2Block = 256;
 constexpr int kV2Vec = 8;
 /// Lanes of a team (one group) at most: a 1x128 group is 16 lanes.
 constexpr int kV2MaxLanes = 16;
-/// Rounds a raw-word team quantizes (quantizeV2Words: round r + 1's loads
-/// issued before round r is quantized), fewer blocks by as much. 1: one
-/// round, no loads ahead; > 1 is a benchmark knob (FP8Q_NVCC_FLAGS), which
-/// the launcher and the kernels read from this one definition.
-#ifndef FP8Q_V2_WORDS_ITERS
-#define FP8Q_V2_WORDS_ITERS 1
-#endif
-constexpr int kV2WordsIters = FP8Q_V2_WORDS_ITERS;
 /// 32-bit scale words a materialize thread writes (16 bytes).
 constexpr int kV2WordsPerThread = 4;
 
@@ -59,7 +51,6 @@ struct QuantV2Args {
   int32_t groupsPerTeam; ///< 1 or 2
   int32_t words;         ///< the raw-word path (quantV2WordLanes)
   int32_t mFastest;      ///< walk groups m-fastest (chunks of rows)
-  int32_t wordIters;     ///< raw-word path: rounds per team (>= 1)
 };
 
 /// fp8q_kernel_materialize_v2: dst[m, g] = src[m, g] as element bytes.

@@ -20,7 +20,6 @@
 #include "fp8q_kernels/ScaleLayoutV2.h"
 #include "fp8q_scale_checks.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -166,14 +165,8 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   // padding themselves; the fp32-value kernel has padding blocks after its
   // quantizing ones.
   const bool storageWalk = a.words && sv.padded;
-  const int64_t walked = storageWalk ? a.padM * a.padG : M * G;
-  // Raw-word teams take kV2WordsIters rounds (positions past the walk are
-  // idle lanes), no more rounds than the walk has blocks of positions.
-  a.wordIters = 1;
-  if (a.words)
-    a.wordIters = (int32_t)std::max<int64_t>(
-        1, std::min<int64_t>(kV2WordsIters, walked / groupsPerBlock));
-  a.quantBlocks = blocksFor(walked, groupsPerBlock * a.wordIters);
+  a.quantBlocks =
+      blocksFor(storageWalk ? a.padM * a.padG : M * G, groupsPerBlock);
   const int64_t padding = scalePaddingCount(M, G, a.padM, a.padG);
   // A thread per 16-byte chunk of the allocation (zeroPaddingV2).
   const int64_t padBlocks =
