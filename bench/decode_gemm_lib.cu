@@ -43,6 +43,22 @@ static void benchLaunch(void (*kernel)(P...), dim3 grid, dim3 block,
   cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
 }
 
+/// Whether an 8-row launch takes fp8q_kernel_decode_gemm_m8_b2: as the
+/// runtime picks it (decodeM8TwoBlocks), or forced for A/B runs by
+/// FP8Q_DECODE_M8_B2=0 (never) / 1 (always).
+static bool benchM8TwoBlocks(int64_t M, int64_t N) {
+  static const int force = [] {
+    const char *e = std::getenv("FP8Q_DECODE_M8_B2");
+    return e && (e[0] == '0' || e[0] == '1') && e[1] == 0 ? e[0] - '0' : -1;
+  }();
+  static const int sms = [] {
+    int n = 0;
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0);
+    return n;
+  }();
+  return force >= 0 ? force == 1 : decodeM8TwoBlocks(M, N, sms);
+}
+
 extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
                                       const void *w, const void *ws, void *out,
                                       int64_t M, int64_t N, int64_t K,
@@ -78,6 +94,12 @@ extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
                             : fp8q_kernel_decode_gemm_m##r,                    \
                 grid, dim3(kDecodeThreads), 0, s, a);                          \
     break;
+  if (rows == 8 && benchM8TwoBlocks(M, N)) {
+    benchLaunch(preshuffled ? fp8q_kernel_decode_gemm_preshuffle_m8_b2
+                            : fp8q_kernel_decode_gemm_m8_b2,
+                grid, dim3(kDecodeThreads), 0, s, a);
+    return cudaGetLastError() == cudaSuccess ? 0 : 2;
+  }
   switch (rows) {
     FP8Q_LAUNCH(8)
     FP8Q_LAUNCH(16)

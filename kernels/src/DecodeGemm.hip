@@ -3,8 +3,9 @@
 // fp8q_kernel_decode_gemm_m<R> (plain weight) and
 // fp8q_kernel_decode_gemm_preshuffle_m<R> (preshuffle_16x16): the decode GEMM
 // of DecodeGemm.h for up to R activation rows per block (grid.x = ceil(N / 16),
-// grid.y = ceil(M / R)). R = 8, 16, 32, 64 on NVIDIA (8-row mma.sync tiles);
-// 16, 32, 64 on AMD (16-row MFMA tiles). The matrix step per K block of 128 is
+// grid.y = ceil(M / R)). R = 8, 16, 32, 64 on NVIDIA (8-row mma.sync tiles),
+// and R = 8 a second time as ..._m8_b2 (two resident blocks); 16, 32, 64 on
+// AMD (16-row MFMA tiles). The matrix step per K block of 128 is
 // spelled here, once per instruction set; everything else is DecodeGemm.h.
 //
 //===----------------------------------------------------------------------===//
@@ -132,6 +133,25 @@ __device__ inline void decodeGemmBody(const DecodeGemmArgs &p) {
 #endif
 #if defined(FP8Q_DECODE_NV)
 FP8Q_DECODE_KERNEL(8, FP8Q_DECODE_M8_MIN_BLOCKS)
+
+/// The 8-row variant cut for two resident blocks (up to 128 registers
+/// rather than 85): where the grid fits two blocks per SM
+/// (decodeM8TwoBlocks) it loses no residency and its larger budget was
+/// 4-16% faster at M = 1 on the H100 (4096 x 6144 14.04 -> 12.43 us,
+/// 2048 x 2048 5.18 -> 4.45; bench/results/h100-decode-b2-s16.log); with
+/// more blocks than that it was 5-43% slower (6144 x 2048 7.38 -> 8.87).
+#define FP8Q_DECODE_KERNEL_B2(rows)                                            \
+  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, 2) void             \
+      fp8q_kernel_decode_gemm_m##rows##_b2(DecodeGemmArgs p) {                 \
+    gridPrologue();                                                            \
+    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Plain>(p);               \
+  }                                                                            \
+  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, 2) void             \
+      fp8q_kernel_decode_gemm_preshuffle_m##rows##_b2(DecodeGemmArgs p) {      \
+    gridPrologue();                                                            \
+    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(p);     \
+  }
+FP8Q_DECODE_KERNEL_B2(8)
 #endif
 FP8Q_DECODE_KERNEL(16, FP8Q_DECODE_M16_MIN_BLOCKS)
 FP8Q_DECODE_KERNEL(32, 1)

@@ -97,6 +97,30 @@ TEST(DecodeGemm, BeatsCublasWhereMeasured) {
   EXPECT_FALSE(decodeGemmBeatsCublas(16, 6144, 2032));
 }
 
+/// The 8-row variant per shape is the H100 measurement at M = 1
+/// (bench/results/h100-decode-b2-s16.log, 132 SMs): the two-block variant
+/// where it was faster, the three-block one where it was slower.
+TEST(DecodeGemm, M8TwoBlocksWhereMeasured) {
+  struct Measured {
+    int64_t N, K;
+    bool twoFaster; // m8_b2 faster than m8 at M = 1
+  };
+  const Measured m1[] = {{6144, 2048, false}, {4096, 6144, true},
+                         {2624, 6144, true},  {2048, 2048, true},
+                         {2112, 7168, true},  {6144, 256, false},
+                         {24576, 1536, false}};
+  for (const Measured &s : m1) {
+    EXPECT_EQ(decodeM8TwoBlocks(1, s.N, 132), s.twoFaster)
+        << s.N << " x " << s.K;
+    EXPECT_EQ(decodeM8TwoBlocks(8, s.N, 132), s.twoFaster);
+  }
+  // The edge: 2 * 132 blocks of 16 weight rows.
+  EXPECT_TRUE(decodeM8TwoBlocks(1, 264 * 16, 132));
+  EXPECT_FALSE(decodeM8TwoBlocks(1, 264 * 16 + 1, 132));
+  // No multiprocessor count known: the default variant.
+  EXPECT_FALSE(decodeM8TwoBlocks(1, 16, 0));
+}
+
 TEST(DecodeGemm, KernelRows) {
   EXPECT_EQ(decodeKernelRows<DecodeMapNv>(1), 8);
   EXPECT_EQ(decodeKernelRows<DecodeMapNv>(9), 16);

@@ -371,6 +371,19 @@ template <class Map> FP8Q_HOSTDEV inline int decodeKernelRows(int64_t M) {
   return 64;
 }
 
+/// Whether an 8-row launch (NVIDIA) takes the two-resident-block variant
+/// (fp8q_kernel_decode_gemm_m8_b2, up to 128 registers) rather than the
+/// three-block one (85): when its grid (ceil(N / 16) x ceil(M / 8) blocks)
+/// fits two blocks on each of the `sms` multiprocessors, so the larger
+/// register budget costs no residency. Measured on the H100 at M = 1
+/// (bench/results/h100-decode-b2-s16.log): faster on every shape this
+/// picks it for (N = 2048 .. 4096, 4-16%), slower on every shape it does
+/// not (N = 6144 and 24576, 5-43%).
+FP8Q_HOSTDEV inline bool decodeM8TwoBlocks(int64_t M, int64_t N, int sms) {
+  const int64_t blocks = ((N + kDecodeTileN - 1) / kDecodeTileN) * ((M + 7) / 8);
+  return sms > 0 && blocks <= 2 * (int64_t)sms;
+}
+
 /// Where the decode GEMM replaces cuBLASLt's blockwise FP8 GEMM (the
 /// `cublas` kernel id on CUDA): where it was measured faster on the H200
 /// (bench/results/h200-decode-gemm-pdl.log, both launch kinds). M <= 8 on

@@ -70,6 +70,8 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_gemm_mx_portable",
     "fp8q_kernel_gemm_mxfp8",
     "fp8q_kernel_gemm_mxfp4",
+    "fp8q_kernel_decode_gemm_m8_b2",
+    "fp8q_kernel_decode_gemm_preshuffle_m8_b2",
 };
 
 void traceLaunch(KernelId id, Dim3 grid, Dim3 block) {
@@ -525,10 +527,13 @@ int32_t decodeGemm(Exec &ex, const DeviceInfo &info,
   const int rows = info.decodeNv ? decodeKernelRows<DecodeMapNv>(M)
                                  : decodeKernelRows<DecodeMapAmd>(M);
   const int variant = rows == 8 ? 0 : rows == 16 ? 1 : rows == 32 ? 2 : 3;
-  const KernelId id =
+  KernelId id =
       (KernelId)((int)(plan.preshuffled ? KernelId::DecodeGemmPreshuffle8
                                         : KernelId::DecodeGemm8) +
                  variant);
+  if (rows == 8 && decodeM8TwoBlocks(M, N, info.sms))
+    id = plan.preshuffled ? KernelId::DecodeGemmPreshuffle8B2
+                          : KernelId::DecodeGemm8B2;
   Dim3 grid, block;
   grid.x = (unsigned)ceilDiv(N, kDecodeTileN);
   grid.y = (unsigned)ceilDiv(M, rows);

@@ -65,6 +65,10 @@ enum class KernelId : int {
   GemmMxPortable, ///< fp8q_kernel_gemm_mx_portable (GemmMx.hip, every target)
   GemmMxfp8,      ///< fp8q_kernel_gemm_mxfp8 (scaled MFMA, gfx950 only)
   GemmMxfp4,      ///< fp8q_kernel_gemm_mxfp4 (scaled MFMA, gfx950 only)
+  /// fp8q_kernel_decode_gemm_m8_b2 / _preshuffle_m8_b2: the 8-row decode
+  /// GEMM cut for two resident blocks (NVIDIA only; decodeM8TwoBlocks).
+  DecodeGemm8B2,
+  DecodeGemmPreshuffle8B2,
   Count
 };
 
@@ -80,7 +84,9 @@ extern const char *const kKernelNames[(int)KernelId::Count];
 /// Kernels the AMD code objects do not have (the decode GEMM's 8-row
 /// variants: AMD's m tile is 16 rows).
 inline bool isNvidiaOnlyKernel(KernelId id) {
-  return id == KernelId::DecodeGemm8 || id == KernelId::DecodeGemmPreshuffle8;
+  return id == KernelId::DecodeGemm8 || id == KernelId::DecodeGemmPreshuffle8 ||
+         id == KernelId::DecodeGemm8B2 ||
+         id == KernelId::DecodeGemmPreshuffle8B2;
 }
 
 /// Kernels only gfx950's code object has (its scaled MFMA; GemmMx.hip).
@@ -98,7 +104,9 @@ struct Dim3 {
 /// matrix instructions read (fp8q_fp8_type); whether the decode GEMM
 /// (kernels/src/DecodeGemm.hip) is routed for small M there, and with
 /// NVIDIA's lane mapping (8-row m tiles) or AMD's (16-row); whether the
-/// scaled-MFMA MX GEMM (GemmMx.hip, gfx950) exists there.
+/// scaled-MFMA MX GEMM (GemmMx.hip, gfx950) exists there; its
+/// multiprocessor (compute unit) count, which picks the decode GEMM's
+/// 8-row variant (decodeM8TwoBlocks).
 struct DeviceInfo {
   std::string arch;
   bool hasMfma = false;
@@ -106,6 +114,7 @@ struct DeviceInfo {
   bool decodeGemm = false;
   bool decodeNv = false;
   bool mxMfma = false;
+  int sms = 0;
 };
 
 /// Initializes the device and loads the kernels once. On failure returns

@@ -100,6 +100,10 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_quantize_v2_words_f16_e2m1;
   case KernelId::GemmMxPortable:
     return (const void *)fp8q_kernel_gemm_mx_portable;
+  case KernelId::DecodeGemm8B2:
+    return (const void *)fp8q_kernel_decode_gemm_m8_b2;
+  case KernelId::DecodeGemmPreshuffle8B2:
+    return (const void *)fp8q_kernel_decode_gemm_preshuffle_m8_b2;
   default: // the MFMA kernels (gfx950's code object only)
     return nullptr;
   }
@@ -109,6 +113,7 @@ const void *kernelFunction(KernelId id) {
 
 bool initDevice(DeviceInfo &info, std::string &error) {
   static std::string initError;
+  static int sms = 0;
   static std::once_flag once;
   std::call_once(once, [] {
     int count = 0;
@@ -116,6 +121,10 @@ bool initDevice(DeviceInfo &info, std::string &error) {
     if (e != hipSuccess || count == 0)
       initError = std::string("no HIP device (CUDA: ") +
                   (e == hipSuccess ? "0 devices" : hipGetErrorString(e)) + ")";
+    else if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                         0)) != cudaSuccess)
+      initError = std::string("cudaDeviceGetAttribute: ") +
+                  cudaGetErrorString(e);
   });
   if (!initError.empty()) {
     error = initError;
@@ -128,6 +137,7 @@ bool initDevice(DeviceInfo &info, std::string &error) {
   // the decode GEMM exists there.
   info.decodeGemm = true;
   info.decodeNv = true;
+  info.sms = sms;
   return true;
 }
 

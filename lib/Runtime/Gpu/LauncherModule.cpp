@@ -80,6 +80,7 @@ ModuleState &state() {
     s.info.hasMfma = true;
     s.info.mfmaFp8 = arch == "gfx942" ? FP8Q_F8E4M3FNUZ : FP8Q_F8E4M3FN;
     s.info.mxMfma = gfx950;
+    s.info.sms = prop.multiProcessorCount;
     s.ok = true;
   });
   return s;
