@@ -29,6 +29,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -654,6 +655,44 @@ template <class F> float timeUs(F call, int iters) {
   return ms * 1000.f / iters;
 }
 
+/// Device time per call of `call` with no host cost in it: `iters` calls
+/// captured into one CUDA graph (as a serving stack replays a decode step),
+/// the graph replayed 5 times after one warm-up replay, the median replay
+/// / iters. The runtime's launches in capture are the same kernels and
+/// programmatic launches as outside it.
+template <class F> float graphUs(F call, int iters) {
+  for (int i = 0; i < 3; ++i)
+    call();
+  CK(cudaStreamSynchronize(stream));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < iters; ++i)
+    call();
+  CK(cudaStreamEndCapture(stream, &g));
+  CK(cudaGraphInstantiate(&ge, g, 0));
+  CK(cudaGraphLaunch(ge, stream));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int r = 0; r < 5; ++r) {
+    CK(cudaEventRecord(a, stream));
+    CK(cudaGraphLaunch(ge, stream));
+    CK(cudaEventRecord(b, stream));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  CK(cudaGraphExecDestroy(ge));
+  CK(cudaGraphDestroy(g));
+  std::sort(t.begin(), t.end());
+  return t[2] * 1000.f / iters;
+}
+
 /// FORMAT/LAYOUT of --bench-only, empty for the whole bench.
 std::string benchOnly;
 
@@ -722,12 +761,16 @@ int runBench() {
   }
   if (!benchOnly.empty())
     return 0;
-  printf("\nquantize_v2 bf16 at small M: device time per call (200 calls "
-         "back to back) against an empty kernel launch\n");
+  printf("\nquantize_v2 bf16 at small M: time per call against an empty "
+         "kernel, launched (200 calls back to back from the host, host cost "
+         "included) | replayed (200 calls in one CUDA graph: device time)\n");
   const float empty = timeUs([&] { emptyKernel<<<1, 32, 0, stream>>>(); }, 200);
-  printf("empty kernel: %.2f us\n", empty);
-  printf("%-20s %-22s %8s %8s %8s\n", "format", "layout", "M=1", "M=16",
-         "M=64");
+  const float emptyGraph =
+      graphUs([&] { emptyKernel<<<1, 32, 0, stream>>>(); }, 200);
+  printf("empty kernel: %.2f us launched, %.2f us replayed\n", empty,
+         emptyGraph);
+  printf("%-20s %-22s %8s %8s %8s | %8s %8s %8s\n", "format", "layout",
+         "M=1", "M=16", "M=64", "M=1", "M=16", "M=64");
   for (const Format &f : kFormats) {
     if (f.group == 24)
       continue;
@@ -736,18 +779,21 @@ int runBench() {
           l.align != 1)
         continue;
       printf("%-20s %-22s", f.name, layoutName(l).c_str());
-      for (int64_t m : {1, 16, 64}) {
-        const int64_t G = K / f.group;
-        const int64_t qCols = f.q == FP8Q_Q_F4E2M1FN ? K / 2 : K;
-        fp8q_memref_2d x = md(dx, m, K, K), q = md(dq, m, qCols, qCols);
-        fp8q_memref_2d s = scaleDesc(ds, l, m, G);
-        printf(" %8.2f", timeUs(
-                             [&] {
-                               _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
-                                   &x, &q, &s, &gd, f.group, f.q, f.s, f.r,
-                                   l.layout, l.align, stream);
-                             },
-                             200));
+      for (bool graph : {false, true}) {
+        if (graph)
+          printf(" |");
+        for (int64_t m : {1, 16, 64}) {
+          const int64_t G = K / f.group;
+          const int64_t qCols = f.q == FP8Q_Q_F4E2M1FN ? K / 2 : K;
+          fp8q_memref_2d x = md(dx, m, K, K), q = md(dq, m, qCols, qCols);
+          fp8q_memref_2d s = scaleDesc(ds, l, m, G);
+          auto call = [&] {
+            _mlir_ciface_fp8q_rt_device_quantize_v2_bf16(
+                &x, &q, &s, &gd, f.group, f.q, f.s, f.r, l.layout, l.align,
+                stream);
+          };
+          printf(" %8.2f", graph ? graphUs(call, 200) : timeUs(call, 200));
+        }
       }
       printf("\n");
     }
