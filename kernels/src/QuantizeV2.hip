@@ -45,20 +45,6 @@ using namespace fp8q::kern;
 #define FP8Q_V2_QUANT_WORDS_MIN_BLOCKS 4
 #endif
 
-/// FP8Q_V2_COLD_OUTLINE = 1: the raw-word kernels' rarely taken encodes
-/// (a chunk with a NaN code or a divisor outside the hardware path; MXFP4
-/// chunks the packed encode does not take) are out-of-line calls on
-/// NVIDIA, so the hot straight-line code is not interleaved with four
-/// inlined copies of the software encoder per thread.
-#ifndef FP8Q_V2_COLD_OUTLINE
-#define FP8Q_V2_COLD_OUTLINE 0
-#endif
-#if FP8Q_V2_COLD_OUTLINE && defined(__CUDA_ARCH__)
-#define FP8Q_V2_COLD __noinline__
-#else
-#define FP8Q_V2_COLD FP8Q_V2_INLINE
-#endif
-
 namespace {
 
 /// (m, g) of group `gid` in the launch's walk order.
@@ -116,45 +102,6 @@ __device__ FP8Q_V2_INLINE bool hwCodes8(const float (&v)[8], float divisor,
 /// quotient is the fma-corrected one (quantV2QuotientOf; 16-bit x only).
 /// `noNaN`: no quotient of the chunk is NaN (its x finite, the divisor not
 /// NaN), so E2M1 drops its NaN select.
-/// The 8 fp8 codes of one chunk by the software encoder (fp8q_mx_numerics),
-/// stored: the chunks the hardware conversion does not take.
-/// (By value: an out-of-line callee's array reference would put the
-/// caller's chunk in local memory.)
-struct Floats8 {
-  float v[8];
-};
-template <int QT>
-__device__ FP8Q_V2_COLD void storeCodesSoftV2(uint8_t *dst, Floats8 v,
-                                              float divisor, float rcp,
-                                              bool pow2) {
-  Bytes8 b = {{0, 0}};
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-    b.w[i / 4] |= (uint32_t)quantizeV2Value<QT>(v.v[i], divisor, rcp, pow2)
-                  << (8 * (i % 4));
-  storeOnce8(dst, b);
-}
-
-/// The 8 E2M1 codes of one chunk (low nibble first) by the scalar encode:
-/// the chunks neither packed encode takes.
-__device__ FP8Q_V2_COLD uint32_t e2m1CodesSoftV2(Floats8 v, float divisor,
-                                                 float rcp, bool pow2,
-                                                 bool corrected, bool noNaN) {
-  uint32_t w = 0;
-  if (noNaN) {
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-      w |= quantizeE2M1<true>(v.v[i], divisor, rcp, pow2, corrected)
-           << (4 * i);
-  } else {
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-      w |= quantizeE2M1<false>(v.v[i], divisor, rcp, pow2, corrected)
-           << (4 * i);
-  }
-  return w;
-}
-
 template <int QT, bool Q16>
 __device__ FP8Q_V2_INLINE void
 storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
@@ -172,17 +119,21 @@ storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
       for (int i = 0; i < 8; ++i)
         qv[i] = correctedQuotient(v[i], divisor, rcp);
       w = e2m1Pack8Quotients(qv);
-    } else {
-      Floats8 f;
+    } else if (noNaN) {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
-        f.v[i] = v[i];
-      w = e2m1CodesSoftV2(f, divisor, rcp, pow2, corrected, noNaN);
+        w |= quantizeE2M1<true>(v[i], divisor, rcp, pow2, corrected)
+             << (4 * i);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        w |= quantizeE2M1<false>(v[i], divisor, rcp, pow2, corrected)
+             << (4 * i);
     }
     *reinterpret_cast<uint32_t *>(p.q + m * p.ldq + e0 / 2) = w;
   } else {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
     Bytes8 b = {{0, 0}};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
 #if FP8Q_V2_FNUZ_HW
     if constexpr (QT == FP8Q_Q_F8E4M3FNUZ) {
       if (hw) {
@@ -197,16 +148,17 @@ storeCodesV2(const QuantV2Args &p, int64_t m, int64_t e0, const float (&v)[8],
         storeOnce8(p.q + m * p.ldq + e0, b);
         return;
       }
+      b = Bytes8{{0, 0}};
     }
 #else
     (void)hw;
     (void)noNaN;
 #endif
-    Floats8 f;
 #pragma unroll
     for (int i = 0; i < 8; ++i)
-      f.v[i] = v[i];
-    storeCodesSoftV2<QT>(p.q + m * p.ldq + e0, f, divisor, rcp, pow2);
+      b.w[i / 4] |= (uint32_t)quantizeV2Value<QT>(v[i], divisor, rcp, pow2)
+                    << (8 * (i % 4));
+    storeOnce8(p.q + m * p.ldq + e0, b);
   }
 }
 
@@ -435,20 +387,6 @@ __device__ FP8Q_V2_INLINE WordsTileV2 loadWordsTileV2(const QuantV2Args &p,
   return t;
 }
 
-/// One raw-word chunk widened to fp32 and stored by storeCodesV2: MXFP4's
-/// chunks the packed encode does not take.
-template <class T, int QT>
-__device__ FP8Q_V2_COLD void
-storeChunkColdV2(const QuantV2Args &p, int64_t m, int64_t e, Bytes16 w,
-                 float divisor, float rcp, bool pow2, bool hw, bool corrected,
-                 bool noNaN) {
-  float v[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-    v[i] = toFloat(T{(uint16_t)(w.w[i / 2] >> (16 * (i % 2)))});
-  storeCodesV2<QT, true>(p, m, e, v, divisor, rcp, pow2, hw, corrected, noNaN);
-}
-
 /// Quantizes a loaded tile (loadWordsTileV2 at gid0) and writes its codes
 /// and scales.
 template <class T, int QT, int Quot, bool Storage>
@@ -529,13 +467,6 @@ __device__ FP8Q_V2_INLINE void quantizeWordsTileV2(const QuantV2Args &p,
         }
       }
 #endif
-      if constexpr (kPackable) {
-        // Not packed (a NaN in the group, or a divisor the packed encode
-        // does not admit): rare, out of line.
-        storeChunkColdV2<T, QT>(p, gc[j].m, e, w[j][s], divisor, rcp, pow2,
-                                hw, corrected, noNaN);
-        continue;
-      }
       float v[8];
 #pragma unroll
       for (int i = 0; i < 8; ++i)

@@ -376,9 +376,11 @@ template <class Map> FP8Q_HOSTDEV inline int decodeKernelRows(int64_t M) {
 /// three-block one (85): when its grid (ceil(N / 16) x ceil(M / 8) blocks)
 /// fits two blocks on each of the `sms` multiprocessors, so the larger
 /// register budget costs no residency. Measured on the H100 at M = 1
-/// (bench/results/h100-decode-b2-s16.log): faster on every shape this
-/// picks it for (N = 2048 .. 4096, 4-16%), slower on every shape it does
-/// not (N = 6144 and 24576, 5-43%).
+/// (bench/results/h100-decode-b2-s16.log, h100-decode-m8b2-s17.log): the
+/// two-block variant faster where this picks it (N = 2048 .. 4096, 7-13%)
+/// but for 2112 x 7168 (even) and 576 x 7168 (4% slower: 36 blocks),
+/// slower on every shape it does not pick it for (N = 4608 .. 24576,
+/// 10-46%).
 FP8Q_HOSTDEV inline bool decodeM8TwoBlocks(int64_t M, int64_t N, int sms) {
   const int64_t blocks = ((N + kDecodeTileN - 1) / kDecodeTileN) * ((M + 7) / 8);
   return sms > 0 && blocks <= 2 * (int64_t)sms;
