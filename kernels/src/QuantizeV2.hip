@@ -10,8 +10,9 @@
 // runtime's (bench/gpu_v2_check.cu checks it on the H200).
 //
 // 16-bit inputs with groups of 16, 32, 64, 128 or 256 take the raw-word
-// kernels (fp8q_kernel_quantize_v2_words_<x>_<q>, one per element type; the
-// FP8 1x128 kernel's structure): a team of group / 16 lanes holds two
+// kernels (fp8q_kernel_quantize_v2_words_<x>_<q> for strided scales and
+// ..._words_padded_<x>_<q> for padded ones, one per element type and scale
+// kind; the FP8 1x128 kernel's structure): a team of group / 16 lanes holds two
 // consecutive groups in their 16-bit words, two 16-byte chunks of each per
 // lane, all four loads issued before any arithmetic; 64 bytes in flight per
 // lane is what the bandwidth needs. Otherwise (f32 x, other group sizes) a
@@ -368,10 +369,16 @@ __device__ FP8Q_V2_INLINE WordsTileV2 loadWordsTileV2(const QuantV2Args &p,
   for (int j = 0; j < 2; ++j) {
     const bool inside = gid0 + j < total;
     if constexpr (Storage) {
-      int64_t byte;
-      t.gc[j] = storageCoordV2<Pack4>(p, inside ? gid0 + j : 0, byte);
-      if (j == 0)
+      // gid0 is even and the allocation's size a multiple of 4, so gid0 + 1
+      // is the next byte of gid0's word: one index decode for both.
+      if (j == 0) {
+        int64_t byte;
+        t.gc[0] = storageCoordV2<Pack4>(p, inside ? gid0 : 0, byte);
         t.byte0 = byte;
+      } else {
+        scaleWalkPairSecond<int64_t>(p.layout, t.gc[0].m, t.gc[0].g,
+                                     t.gc[1].m, t.gc[1].g);
+      }
       t.active[j] = inside && t.gc[j].m < p.M && t.gc[j].g < p.G;
     } else {
       t.active[j] = inside;
@@ -557,57 +564,67 @@ __device__ FP8Q_V2_INLINE void quantizeV2Body(const QuantV2Args &p) {
 }
 
 /// quantizeV2Words with the launch's walk: storage order for a padded
-/// scale (its own instantiation, so the strided layouts' code is not
-/// shaped by it).
-template <class T, int QT, int Quot>
+/// scale (Padded; pack4's band walk its own instantiation), the strided
+/// walk otherwise.
+template <class T, int QT, int Quot, bool Padded>
 __device__ FP8Q_V2_INLINE void quantizeV2WordsWalk(const QuantV2Args &p) {
-  if (p.padded && p.layout == FP8Q_LAYOUT_COL_MAJOR_PACK4)
-    quantizeV2Words<T, QT, Quot, true, true>(p);
-  else if (p.padded)
-    quantizeV2Words<T, QT, Quot, true, false>(p);
-  else
+  if constexpr (Padded) {
+    if (p.layout == FP8Q_LAYOUT_COL_MAJOR_PACK4)
+      quantizeV2Words<T, QT, Quot, true, true>(p);
+    else
+      quantizeV2Words<T, QT, Quot, true, false>(p);
+  } else {
     quantizeV2Words<T, QT, Quot, false, false>(p);
+  }
 }
 
 /// quantizeV2Words with the launch's quotient kind.
-template <class T, int QT>
+template <class T, int QT, bool Padded>
 __device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
   const int quot = quantV2QuotientOf<QT>(p);
   if (quot == kQuotPow2)
-    quantizeV2WordsWalk<T, QT, kQuotPow2>(p);
+    quantizeV2WordsWalk<T, QT, kQuotPow2, Padded>(p);
   else if (quot == kQuotCorrected &&
            (QT == FP8Q_Q_F8E4M3FN || QT == FP8Q_Q_F4E2M1FN ||
             FP8Q_V2_CORRECTED_QUOTIENT >= 2))
-    quantizeV2WordsWalk<T, QT, kQuotCorrected>(p);
+    quantizeV2WordsWalk<T, QT, kQuotCorrected, Padded>(p);
 #if FP8Q_V2_CORRECTED_QUOTIENT < 2
   else
-    quantizeV2WordsWalk<T, QT, kQuotDivide>(p);
+    quantizeV2WordsWalk<T, QT, kQuotDivide, Padded>(p);
 #endif
 }
 
 /// The raw-word kernels' body (16-bit x, p.words set by the launcher): one
-/// kernel per element type, each with its own register allocation (the
-/// split made the FP8 1x128 exact launch 7% faster on the H200 and moved
-/// the others by -5% .. +2%, bench/RESULTS.md).
-template <class T, int QT>
+/// kernel per element type and scale kind (strided, or padded walked in
+/// storage order: Padded), each with its own register allocation and
+/// schedule. Per element type, the split made the FP8 1x128 exact launch 7%
+/// faster on the H200; with both walks in one kernel, a change to one
+/// walk's code moved the other's time by 10-15% on the H100
+/// (bench/RESULTS.md, session 17). The storage walk writes the padding
+/// itself, so these launches have no padding blocks.
+template <class T, int QT, bool Padded>
 __device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
-  if (blockIdX() >= p.quantBlocks) {
-    zeroPaddingV2(p);
-    return;
-  }
-  quantizeV2WordsQuot<T, QT>(p);
+  quantizeV2WordsQuot<T, QT, Padded>(p);
 }
 
 } // namespace
 
-/// fp8q_kernel_quantize_v2_words_<x>_<q>: x in {bf16, f16}, q the element
-/// type (the launcher's quantizeV2WordsKernel(x, qType)).
+/// fp8q_kernel_quantize_v2_words_<x>_<q> (strided scales) and
+/// fp8q_kernel_quantize_v2_words_padded_<x>_<q> (padded scales): x in
+/// {bf16, f16}, q the element type (the launcher's
+/// quantizeV2WordsKernel(x, qType, padded)).
 #define FP8Q_V2_WORDS_KERNEL(xname, T, qname, QT)                              \
   extern "C" __global__                                                        \
   FP8Q_LAUNCH_BOUNDS(kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void            \
       fp8q_kernel_quantize_v2_words_##xname##_##qname(QuantV2Args p) {         \
     gridPrologue();                                                            \
-    quantizeV2WordsBody<T, QT>(p);                                             \
+    quantizeV2WordsBody<T, QT, false>(p);                                      \
+  }                                                                            \
+  extern "C" __global__                                                        \
+  FP8Q_LAUNCH_BOUNDS(kV2Block, FP8Q_V2_QUANT_WORDS_MIN_BLOCKS) void            \
+      fp8q_kernel_quantize_v2_words_padded_##xname##_##qname(QuantV2Args p) { \
+    gridPrologue();                                                            \
+    quantizeV2WordsBody<T, QT, true>(p);                                       \
   }
 FP8Q_V2_WORDS_KERNEL(bf16, Bf16, e4m3fn, FP8Q_Q_F8E4M3FN)
 FP8Q_V2_WORDS_KERNEL(bf16, Bf16, e4m3fnuz, FP8Q_Q_F8E4M3FNUZ)

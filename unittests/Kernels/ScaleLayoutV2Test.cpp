@@ -126,6 +126,12 @@ TEST(ScaleLayoutV2, QuantizeWalkVisitsEveryByteOnceInPairs) {
         ASSERT_EQ(b, bPrev + 1) << fp8q_scale_layout_name(s.layout)
                                 << " position " << i;
         ASSERT_EQ(b / 4, bPrev / 4);
+        // The kernels derive position 2t + 1's (m, g) from 2t's.
+        int64_t m1, g1;
+        scaleWalkPairSecond<int64_t>(s.layout, pmPrev, pgPrev, m1, g1);
+        ASSERT_EQ(m1, m) << fp8q_scale_layout_name(s.layout) << " position "
+                         << i;
+        ASSERT_EQ(g1, g);
       }
     }
   }

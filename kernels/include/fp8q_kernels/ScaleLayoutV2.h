@@ -209,6 +209,18 @@ FP8Q_HOSTDEV inline I scaleWalkCoord(int layout, I padM, I padG, I i, I &m,
   return (g / 4 * padM + m) * 4 + g % 4;
 }
 
+/// (m, g) of walk position 2t + 1 from that of 2t (scaleWalkCoord): the
+/// next byte of the same word, so one index decode serves a team's two
+/// groups. pack4 and swizzle_32_4_4 hold four consecutive g of one row in
+/// a word (g + 1); cdna4_mx's byte 2e + 1 is row m + 16 of the same g.
+template <class I>
+FP8Q_HOSTDEV inline void scaleWalkPairSecond(int layout, I m, I g, I &m1,
+                                             I &g1) {
+  const bool cdna4 = layout == FP8Q_LAYOUT_CDNA4_MX;
+  m1 = cdna4 ? m + 16 : m;
+  g1 = cdna4 ? g : g + 1;
+}
+
 /// Offset of (m, g) in a scale of either kind: a padded layout through the
 /// shared index map, a strided one through its descriptor strides.
 FP8Q_HOSTDEV inline int64_t scaleOffsetV2(bool padded, int layout,

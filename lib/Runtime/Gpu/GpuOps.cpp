@@ -72,6 +72,14 @@ const char *const kKernelNames[(int)KernelId::Count] = {
     "fp8q_kernel_gemm_mxfp4",
     "fp8q_kernel_decode_gemm_m8_b2",
     "fp8q_kernel_decode_gemm_preshuffle_m8_b2",
+    "fp8q_kernel_quantize_v2_words_padded_bf16_e4m3fn",
+    "fp8q_kernel_quantize_v2_words_padded_bf16_e4m3fnuz",
+    "fp8q_kernel_quantize_v2_words_padded_bf16_e5m2",
+    "fp8q_kernel_quantize_v2_words_padded_bf16_e2m1",
+    "fp8q_kernel_quantize_v2_words_padded_f16_e4m3fn",
+    "fp8q_kernel_quantize_v2_words_padded_f16_e4m3fnuz",
+    "fp8q_kernel_quantize_v2_words_padded_f16_e5m2",
+    "fp8q_kernel_quantize_v2_words_padded_f16_e2m1",
 };
 
 void traceLaunch(KernelId id, Dim3 grid, Dim3 block) {

@@ -178,7 +178,7 @@ int32_t quantizeV2Op(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_2d *q,
   block.x = kV2Block;
   void *args[] = {&a};
   const KernelId kernel =
-      a.words ? quantizeV2WordsKernel((int)t, qType)
+      a.words ? quantizeV2WordsKernel((int)t, qType, sv.padded)
               : (KernelId)((int)KernelId::QuantizeV2Bf16 + (int)t);
   if (int32_t s = ex.launch(kernel, grid, block, args))
     return s;

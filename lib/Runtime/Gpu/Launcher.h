@@ -69,13 +69,25 @@ enum class KernelId : int {
   /// GEMM cut for two resident blocks (NVIDIA only; decodeM8TwoBlocks).
   DecodeGemm8B2,
   DecodeGemmPreshuffle8B2,
+  /// fp8q_kernel_quantize_v2_words_padded_<x>_<q>: the raw-word kernels for
+  /// padded scales, in the order of QuantizeV2WordsBf16E4M3FN.
+  QuantizeV2WordsPaddedBf16E4M3FN,
+  QuantizeV2WordsPaddedBf16E4M3FNUZ,
+  QuantizeV2WordsPaddedBf16E5M2,
+  QuantizeV2WordsPaddedBf16E2M1,
+  QuantizeV2WordsPaddedF16E4M3FN,
+  QuantizeV2WordsPaddedF16E4M3FNUZ,
+  QuantizeV2WordsPaddedF16E5M2,
+  QuantizeV2WordsPaddedF16E2M1,
   Count
 };
 
-/// The raw-word quantize kernel for 16-bit input `act` (0 bf16, 1 f16) and
-/// element type `qType` (fp8q_q_type, 0..3).
-inline KernelId quantizeV2WordsKernel(int act, int qType) {
-  return (KernelId)((int)KernelId::QuantizeV2WordsBf16E4M3FN + 4 * act + qType);
+/// The raw-word quantize kernel for 16-bit input `act` (0 bf16, 1 f16),
+/// element type `qType` (fp8q_q_type, 0..3) and a strided or padded scale.
+inline KernelId quantizeV2WordsKernel(int act, int qType, bool padded) {
+  return (KernelId)((int)(padded ? KernelId::QuantizeV2WordsPaddedBf16E4M3FN
+                                 : KernelId::QuantizeV2WordsBf16E4M3FN) +
+                    4 * act + qType);
 }
 
 /// Kernel symbol names (extern "C" in kernels/src).

@@ -100,6 +100,22 @@ const void *kernelFunction(KernelId id) {
     return (const void *)fp8q_kernel_quantize_v2_words_f16_e2m1;
   case KernelId::GemmMxPortable:
     return (const void *)fp8q_kernel_gemm_mx_portable;
+  case KernelId::QuantizeV2WordsPaddedBf16E4M3FN:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_bf16_e4m3fn;
+  case KernelId::QuantizeV2WordsPaddedBf16E4M3FNUZ:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_bf16_e4m3fnuz;
+  case KernelId::QuantizeV2WordsPaddedBf16E5M2:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_bf16_e5m2;
+  case KernelId::QuantizeV2WordsPaddedBf16E2M1:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_bf16_e2m1;
+  case KernelId::QuantizeV2WordsPaddedF16E4M3FN:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_f16_e4m3fn;
+  case KernelId::QuantizeV2WordsPaddedF16E4M3FNUZ:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_f16_e4m3fnuz;
+  case KernelId::QuantizeV2WordsPaddedF16E5M2:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_f16_e5m2;
+  case KernelId::QuantizeV2WordsPaddedF16E2M1:
+    return (const void *)fp8q_kernel_quantize_v2_words_padded_f16_e2m1;
   case KernelId::DecodeGemm8B2:
     return (const void *)fp8q_kernel_decode_gemm_m8_b2;
   case KernelId::DecodeGemmPreshuffle8B2:
