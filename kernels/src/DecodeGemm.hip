@@ -111,16 +111,16 @@ __device__ inline void decodeGemmBody(const DecodeGemmArgs &p) {
 /// (3: 85 registers, 2: 128, 1: 255; the 32- and 64-row variants hold 4-8 m
 /// tiles of accumulators beside the weight bytes in flight). Measured on the
 /// H200 (bench/results/h200-decode-gemm.log): 3 for the 8-row variant beats
-/// 2 (6144 x 2048, M = 1: 6.9 vs 8.7 us) and 4 spills.
-#define FP8Q_DECODE_KERNEL(rows, minBlocks)                                    \
-  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(                                    \
-      kDecodeThreads,                                                          \
-      minBlocks) void fp8q_kernel_decode_gemm_m##rows(DecodeGemmArgs p) {      \
+/// 2 (6144 x 2048, M = 1: 6.9 vs 8.7 us) and 4 spills. `suffix` names a
+/// second build of the same rows (empty for the first).
+#define FP8Q_DECODE_KERNEL(rows, minBlocks, suffix)                            \
+  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, minBlocks) void     \
+      fp8q_kernel_decode_gemm_m##rows##suffix(DecodeGemmArgs p) {              \
     gridPrologue();                                                            \
     decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Plain>(p);               \
   }                                                                            \
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, minBlocks) void     \
-      fp8q_kernel_decode_gemm_preshuffle_m##rows(DecodeGemmArgs p) {           \
+      fp8q_kernel_decode_gemm_preshuffle_m##rows##suffix(DecodeGemmArgs p) {   \
     gridPrologue();                                                            \
     decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(p);     \
   }
@@ -132,30 +132,18 @@ __device__ inline void decodeGemmBody(const DecodeGemmArgs &p) {
 #define FP8Q_DECODE_M16_MIN_BLOCKS 2
 #endif
 #if defined(FP8Q_DECODE_NV)
-FP8Q_DECODE_KERNEL(8, FP8Q_DECODE_M8_MIN_BLOCKS)
-
-/// The 8-row variant cut for two resident blocks (up to 128 registers
-/// rather than 85): where the grid fits two blocks per SM
+FP8Q_DECODE_KERNEL(8, FP8Q_DECODE_M8_MIN_BLOCKS, )
+/// ..._m8_b2: the 8-row variant cut for two resident blocks (up to 128
+/// registers rather than 85): where the grid fits two blocks per SM
 /// (decodeM8TwoBlocks) it loses no residency and its larger budget was
-/// 4-16% faster at M = 1 on the H100 (4096 x 6144 14.04 -> 12.43 us,
-/// 2048 x 2048 5.18 -> 4.45; bench/results/h100-decode-b2-s16.log); with
-/// more blocks than that it was 5-43% slower (6144 x 2048 7.38 -> 8.87).
-#define FP8Q_DECODE_KERNEL_B2(rows)                                            \
-  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, 2) void             \
-      fp8q_kernel_decode_gemm_m##rows##_b2(DecodeGemmArgs p) {                 \
-    gridPrologue();                                                            \
-    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Plain>(p);               \
-  }                                                                            \
-  extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, 2) void             \
-      fp8q_kernel_decode_gemm_preshuffle_m##rows##_b2(DecodeGemmArgs p) {      \
-    gridPrologue();                                                            \
-    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(p);     \
-  }
-FP8Q_DECODE_KERNEL_B2(8)
+/// 7-13% faster at M = 1 on the H100 (2048 x 2048 5.25 -> 4.58 us;
+/// bench/results/h100-decode-m8b2-s17.log); with more blocks than that it
+/// was 10-46% slower (6144 x 2048 7.44 -> 9.24).
+FP8Q_DECODE_KERNEL(8, 2, _b2)
 #endif
-FP8Q_DECODE_KERNEL(16, FP8Q_DECODE_M16_MIN_BLOCKS)
-FP8Q_DECODE_KERNEL(32, 1)
-FP8Q_DECODE_KERNEL(64, 1)
+FP8Q_DECODE_KERNEL(16, FP8Q_DECODE_M16_MIN_BLOCKS, )
+FP8Q_DECODE_KERNEL(32, 1, )
+FP8Q_DECODE_KERNEL(64, 1, )
 
 //===----------------------------------------------------------------------===//
 // Decode GEMM v2 (DecodeGemmV2.h): fp8q_kernel_decode2_gemm_m<R> and

@@ -578,9 +578,17 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsWalk(const QuantV2Args &p) {
   }
 }
 
-/// quantizeV2Words with the launch's quotient kind.
+/// The raw-word kernels' body (16-bit x, p.words set by the launcher):
+/// quantizeV2Words with the launch's quotient kind. One kernel per element
+/// type and scale kind (strided, or padded walked in storage order:
+/// Padded), each with its own register allocation and schedule. Per element
+/// type, the split made the FP8 1x128 exact launch 7% faster on the H200;
+/// with both walks in one kernel, a change to one walk's code moved the
+/// other's time by 10-15% on the H100 (bench/RESULTS.md, session 17). The
+/// storage walk writes the padding itself, so these launches have no
+/// padding blocks.
 template <class T, int QT, bool Padded>
-__device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
+__device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
   const int quot = quantV2QuotientOf<QT>(p);
   if (quot == kQuotPow2)
     quantizeV2WordsWalk<T, QT, kQuotPow2, Padded>(p);
@@ -592,19 +600,6 @@ __device__ FP8Q_V2_INLINE void quantizeV2WordsQuot(const QuantV2Args &p) {
   else
     quantizeV2WordsWalk<T, QT, kQuotDivide, Padded>(p);
 #endif
-}
-
-/// The raw-word kernels' body (16-bit x, p.words set by the launcher): one
-/// kernel per element type and scale kind (strided, or padded walked in
-/// storage order: Padded), each with its own register allocation and
-/// schedule. Per element type, the split made the FP8 1x128 exact launch 7%
-/// faster on the H200; with both walks in one kernel, a change to one
-/// walk's code moved the other's time by 10-15% on the H100
-/// (bench/RESULTS.md, session 17). The storage walk writes the padding
-/// itself, so these launches have no padding blocks.
-template <class T, int QT, bool Padded>
-__device__ FP8Q_V2_INLINE void quantizeV2WordsBody(const QuantV2Args &p) {
-  quantizeV2WordsQuot<T, QT, Padded>(p);
 }
 
 } // namespace
