@@ -57,11 +57,12 @@ def main():
     fn = lib.fp8q_bench_decode_gemm
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 10 + \
-        [ctypes.c_int, ctypes.c_void_p]
+        [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     fn2 = lib.fp8q_bench_decode_gemm_v2
     fn2.restype = ctypes.c_int
-    fn2.argtypes = fn.argtypes + [ctypes.c_void_p]
+    fn2.argtypes = fn.argtypes
     plan = (ctypes.c_int * 4)()
+    plan1 = (ctypes.c_int * 2)()  # the first kernel's splits, blocks
     dev = torch.device("cuda")
     fp8 = torch.float8_e4m3fn
     gen = torch.Generator(device=dev).manual_seed(7)
@@ -142,7 +143,7 @@ def main():
                 for i in range(ring):
                     rc = fn(q.data_ptr(), xs.data_ptr(), weights[i].data_ptr(),
                             wsc[i].data_ptr(), outs[i].data_ptr(), m, n, k, k,
-                            1, m, k, g, 1, n, pre, sptr)
+                            1, m, k, g, 1, n, pre, sptr, plan1)
                     if rc:
                         sys.exit(f"launch failed rc={rc}")
 
@@ -221,7 +222,7 @@ def main():
                 fails += not ok
                 ok1 = ok1 and ok
                 bw = tbps(t)
-                line += (f" {t:.2f} us "
+                line += (f" {t:.2f} us (split{plan1[0]}/{plan1[1]}blk) "
                          f"weight {bw:.2f} TB/s = {100 * bw / copy_bw:.0f}% of "
                          f"copy, {100 * bw / read_bw:.0f}% of read, "
                          f"{tr / t:.2f}x read-only time, check {'PASS' if ok else 'FAIL'} "
@@ -281,7 +282,7 @@ def main():
                     v2s = (f"v2 {t2best:.2f}us {100 * bw2b / read_bw:.0f}%rd "
                            f"{100 * bw2b / copy_bw:.0f}%cp")
                 print(f"{args.compact} {n}x{k} M={m} {pl} {v2s} ro {tr:.2f}"
-                      + (f" v1 {t:.2f}" if t is not None else "")
+                      + (f" v1 {t:.2f} s{plan1[0]}" if t is not None else "")
                       + (f" cublas {tc:.2f}" if tc is not None else "")
                       + f" {'PASS' if ok1 and ok2all else 'FAIL'}",
                       flush=True)

@@ -43,50 +43,99 @@ static void benchLaunch(void (*kernel)(P...), dim3 grid, dim3 block,
   cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
 }
 
-/// Whether an 8-row launch takes fp8q_kernel_decode_gemm_m8_b2: as the
-/// runtime picks it (decodeM8TwoBlocks), or forced for A/B runs by
-/// FP8Q_DECODE_M8_B2=0 (never) / 1 (always).
-static bool benchM8TwoBlocks(int64_t M, int64_t N) {
-  static const int force = [] {
-    const char *e = std::getenv("FP8Q_DECODE_M8_B2");
-    return e && (e[0] == '0' || e[0] == '1') && e[1] == 0 ? e[0] - '0' : -1;
-  }();
+static int benchSms() {
   static const int sms = [] {
     int n = 0;
     cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0);
     return n;
   }();
-  return force >= 0 ? force == 1 : decodeM8TwoBlocks(M, N, sms);
+  return sms;
 }
 
+/// An integer from the environment, `dflt` when unset or not a number.
+static int benchEnvInt(const char *name, int dflt) {
+  const char *e = std::getenv(name);
+  if (!e || !*e)
+    return dflt;
+  char *end = nullptr;
+  const long v = std::strtol(e, &end, 10);
+  return *end ? dflt : (int)v;
+}
+
+/// The first kernel's split-K plan as the runtime makes it
+/// (decodeSplitPlan); FP8Q_DECODE_SPLIT=0 turns split-K off and
+/// FP8Q_DECODE_SPLIT_BPS=B sets the blocks-per-SM target (A/B runs).
+static DecodeSplitPlan benchSplitPlan(int64_t M, int64_t N, int64_t K,
+                                      int rows) {
+  static const int off = benchEnvInt("FP8Q_DECODE_SPLIT", 1) == 0;
+  static const int bps = benchEnvInt("FP8Q_DECODE_SPLIT_BPS", 0);
+  return decodeSplitPlan<DecodeMapNv>(M, N, K, rows, off ? 0 : benchSms(),
+                                      bps);
+}
+
+/// Whether an 8-row launch takes fp8q_kernel_decode_gemm_m8_b2: as the
+/// runtime picks it (decodeM8TwoBlocks), or forced for A/B runs by
+/// FP8Q_DECODE_M8_B2=0 (never) / 1 (always).
+static bool benchM8TwoBlocks(int64_t M, int64_t N) {
+  static const int force = benchEnvInt("FP8Q_DECODE_M8_B2", -1);
+  return force == 0 || force == 1 ? force == 1
+                                  : decodeM8TwoBlocks(M, N, benchSms());
+}
+
+/// The first kernel (DecodeGemm.h) as the runtime launches it: the variant
+/// by M, split-K by decodeSplitPlan with a static workspace grown on demand
+/// (outside graph capture: the benchmark's warm-up call of each shape grows
+/// it; counters zeroed when allocated and reset by the kernel). `plan`
+/// (optional, 2 ints): splits, blocks. Returns 0, 1 for bad operands, 2 on
+/// a CUDA error.
 extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
                                       const void *w, const void *ws, void *out,
                                       int64_t M, int64_t N, int64_t K,
                                       int64_t ldq, int64_t xs0, int64_t xs1,
                                       int64_t ldw, int64_t ws0, int64_t ws1,
                                       int64_t ldo, int preshuffled,
-                                      void *stream) {
+                                      void *stream, int *plan) {
   if (M < 1 || N < 1 || K < 16 || K % 16 || ldq % 16 || ldw % 16 ||
       (preshuffled && (N % 16 || K % 32)))
     return 1;
-  DecodeGemmArgs a{(const uint8_t *)q,
-                   (const float *)xs,
-                   (const uint8_t *)w,
-                   (const float *)ws,
-                   (uint16_t *)out,
-                   M,
-                   N,
-                   K,
-                   ldq,
-                   xs0,
-                   xs1,
-                   ldw,
-                   ws0,
-                   ws1,
-                   ldo};
   const int rows = decodeKernelRows<DecodeMapNv>(M);
-  dim3 grid((unsigned)((N + kDecodeTileN - 1) / kDecodeTileN),
-            (unsigned)((M + rows - 1) / rows));
+  const DecodeSplitPlan pl = benchSplitPlan(M, N, K, rows);
+  static float *part = nullptr;
+  static uint32_t *arrive = nullptr;
+  static int64_t partCap = 0, arriveCap = 0;
+  const int64_t nPart = decodePartFloats(pl, M, N);
+  const int64_t nArrive = pl.splits > 1 ? pl.tiles : 0;
+  if (nPart > partCap) {
+    if (part)
+      cudaFree(part);
+    if (cudaMalloc(&part, nPart * sizeof(float)) != cudaSuccess)
+      return 2;
+    partCap = nPart;
+  }
+  if (nArrive > arriveCap) {
+    if (arrive)
+      cudaFree(arrive);
+    if (cudaMalloc(&arrive, nArrive * sizeof(uint32_t)) != cudaSuccess ||
+        cudaMemset(arrive, 0, nArrive * sizeof(uint32_t)) != cudaSuccess)
+      return 2;
+    arriveCap = nArrive;
+  }
+  const int64_t tilesN = (N + kDecodeTileN - 1) / kDecodeTileN;
+  DecodeSplitArgs a{{(const uint8_t *)q, (const float *)xs, (const uint8_t *)w,
+                     (const float *)ws, (uint16_t *)out, M, N, K, ldq, xs0,
+                     xs1, ldw, ws0, ws1, ldo},
+                    part,
+                    arrive,
+                    tilesN,
+                    pl.kbPer,
+                    pl.kBlocks,
+                    pl.splits};
+  dim3 grid((unsigned)tilesN, (unsigned)((M + rows - 1) / rows),
+            (unsigned)pl.splits);
+  if (plan) {
+    plan[0] = pl.splits;
+    plan[1] = (int)(grid.x * grid.y * grid.z);
+  }
   cudaStream_t s = (cudaStream_t)stream;
 #define FP8Q_LAUNCH(r)                                                         \
   case r:                                                                      \
@@ -124,14 +173,11 @@ fp8q_bench_decode_gemm_v2(const void *q, const void *xs, const void *w,
   if (M < 1 || N < 1 || K < 16 || K % 16 || ldq % 16 || ldw % 16 ||
       (preshuffled && (N % 16 || K % 32)))
     return 1;
-  static int sms = 0;
   static float *part = nullptr;
   static uint32_t *arrive = nullptr;
   static int64_t partCap = 0, arriveCap = 0;
-  if (!sms)
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   const int rows = decode2KernelRows<DecodeMapNv>(M);
-  const Decode2Plan pl = decode2Plan(M, N, K, rows, sms);
+  const Decode2Plan pl = decode2Plan(M, N, K, rows, benchSms());
   const int64_t nPart = decode2PartFloats(pl, M, N);
   const int64_t nArrive = decode2Counters(pl);
   if (nPart > partCap) {
@@ -211,9 +257,7 @@ __global__ void fp8q_bench_read_kernel(const Bytes16 *p, int64_t n,
 
 extern "C" int fp8q_bench_read(const void *p, int64_t bytes, void *sink,
                                void *stream) {
-  int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  benchLaunch(fp8q_bench_read_kernel, dim3(sms * 8), dim3(256), 0,
+  benchLaunch(fp8q_bench_read_kernel, dim3(benchSms() * 8), dim3(256), 0,
               (cudaStream_t)stream, (const Bytes16 *)p, bytes / 16,
               (uint32_t *)sink);
   return cudaGetLastError() == cudaSuccess ? 0 : 2;

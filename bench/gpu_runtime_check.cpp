@@ -766,6 +766,11 @@ int main(int argc, char **argv) {
   checkMaterializePreshuffle(s);
   checkGemm(s, 16, 7168, 2048);
   checkGemm(s, 16, 2112, 7168);
+  // The decode GEMM's split-K (tiles below the SM count): 576 x 7168 at
+  // M = 1 (7 splits on an H100 / H200), and ragged N with M = 3; eager and
+  // replayed from a graph (the workspace's counters reset by each launch).
+  checkGemm(s, 1, 576, 7168);
+  checkGemm(s, 3, 40, 4096);
   checkGemm(s, 64, 1536, 7168);
   checkGemm(s, 128, 7168, 2304); // K/128 = 18: w_scale repacked to ld 20
   checkMgpu(s, dir);

@@ -3,7 +3,8 @@
 // fp8q_kernel_decode_gemm_m<R> (plain weight) and
 // fp8q_kernel_decode_gemm_preshuffle_m<R> (preshuffle_16x16): the decode GEMM
 // of DecodeGemm.h for up to R activation rows per block (grid.x = ceil(N / 16),
-// grid.y = ceil(M / R)). R = 8, 16, 32, 64 on NVIDIA (8-row mma.sync tiles),
+// grid.y = ceil(M / R), grid.z = the K splits of decodeSplitPlan; arguments
+// DecodeSplitArgs). R = 8, 16, 32, 64 on NVIDIA (8-row mma.sync tiles),
 // and R = 8 a second time as ..._m8_b2 (two resident blocks); 16, 32, 64 on
 // AMD (16-row MFMA tiles). The matrix step per K block of 128 is
 // spelled here, once per instruction set; everything else is DecodeGemm.h.
@@ -91,20 +92,88 @@ struct DecodeDeviceWave {
   }
 };
 
+__device__ inline int64_t decodeBlockIdZ() {
+#if defined(FP8Q_AMDGCN)
+  return __builtin_amdgcn_workgroup_id_z();
+#else
+  return blockIdx.z;
+#endif
+}
+
+/// A workspace float written by another block of this launch (past L1).
+__device__ inline float decodeLoadPart(const float *p) {
+#if defined(FP8Q_DECODE_NV) && defined(__CUDA_ARCH__)
+  return __ldcg(p);
+#else
+  return *p;
+#endif
+}
+
+/// Split-K arrival (DecodeSplitArgs), after the block has written its
+/// partial tile: true in the last block of `tile` to arrive, which then
+/// sees every split's partial and has reset the tile's counter for the next
+/// launch. Called by every thread of the block (it holds barriers).
+__device__ inline bool decodeLastToArrive(const DecodeSplitArgs &a,
+                                          int64_t tile, int tid) {
+  __shared__ int lastFlag;
+#if defined(FP8Q_DECODE_NV)
+  __threadfence();
+  barrier();
+  if (tid == 0) {
+    const uint32_t old = atomicAdd(a.arrive + tile, 1u);
+    lastFlag = old == (uint32_t)a.splits - 1;
+    if (lastFlag)
+      a.arrive[tile] = 0; // every split has arrived: ready for the next launch
+  }
+  barrier();
+  if (!lastFlag)
+    return false;
+  __threadfence();
+#else
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
+  barrier();
+  if (tid == 0) {
+    const uint32_t old = __hip_atomic_fetch_add(
+        a.arrive + tile, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT);
+    lastFlag = old == (uint32_t)a.splits - 1;
+    if (lastFlag)
+      __hip_atomic_store(a.arrive + tile, 0u, __ATOMIC_RELAXED,
+                         __HIP_MEMORY_SCOPE_AGENT);
+  }
+  barrier();
+  if (!lastFlag)
+    return false;
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+#endif
+  return true;
+}
+
 template <int MT, WLayout L>
-__device__ inline void decodeGemmBody(const DecodeGemmArgs &p) {
+__device__ inline void decodeGemmBody(const DecodeSplitArgs &a) {
   __shared__ float red[decodeReduceFloats<DecodeMap, MT>()];
+  const DecodeGemmArgs &p = a.g;
   const int tid = threadId();
   const int lane = tid % DecodeMap::kLanes, wave = tid / DecodeMap::kLanes;
   const int64_t n0 = blockIdX() * kDecodeTileN;
   const int64_t m0 = blockIdY() * (MT * DecodeMap::kTileM);
+  const int split = (int)decodeBlockIdZ();
+  const int64_t kbLo = split * a.kbPer;
+  const int64_t kbHi = kbLo + a.kbPer < a.kBlocks ? kbLo + a.kbPer : a.kBlocks;
   DecodeDeviceWave W{lane};
-  DecodeAccs<MT> tot = decodeWaveTotals<DecodeMap, MT, L>(p, n0, m0, wave, W);
+  DecodeAccs<MT> tot =
+      decodeWaveTotals<DecodeMap, MT, L>(p, n0, m0, kbLo, kbHi, wave, W);
   decodeSpill<DecodeMap, MT>(red, wave, lane, tot);
   barrier();
-  for (int idx = tid; idx < kDecodeTileN * MT * DecodeMap::kTileM;
-       idx += kDecodeThreads)
-    decodeStoreOne<DecodeMap, MT>(p, red, n0, m0, idx);
+  constexpr int kOutputs = kDecodeTileN * MT * DecodeMap::kTileM;
+  for (int idx = tid; idx < kOutputs; idx += kDecodeThreads)
+    decodeStoreOne<DecodeMap, MT>(a, red, n0, m0, split, idx);
+  if (a.splits == 1)
+    return;
+  // Last block of the tile to arrive sums the partials in split order.
+  if (!decodeLastToArrive(a, blockIdY() * a.tilesN + blockIdX(), tid))
+    return;
+  for (int e = tid; e < kOutputs; e += kDecodeThreads)
+    decodeReduceSplits<kDecodeTileN>(a, n0, m0, e, decodeLoadPart);
 }
 
 /// minBlocks: resident blocks per SM the NVIDIA register budget is cut for
@@ -115,14 +184,14 @@ __device__ inline void decodeGemmBody(const DecodeGemmArgs &p) {
 /// second build of the same rows (empty for the first).
 #define FP8Q_DECODE_KERNEL(rows, minBlocks, suffix)                            \
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, minBlocks) void     \
-      fp8q_kernel_decode_gemm_m##rows##suffix(DecodeGemmArgs p) {              \
+      fp8q_kernel_decode_gemm_m##rows##suffix(DecodeSplitArgs a) {              \
     gridPrologue();                                                            \
-    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Plain>(p);               \
+    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Plain>(a);               \
   }                                                                            \
   extern "C" __global__ FP8Q_LAUNCH_BOUNDS(kDecodeThreads, minBlocks) void     \
-      fp8q_kernel_decode_gemm_preshuffle_m##rows##suffix(DecodeGemmArgs p) {   \
+      fp8q_kernel_decode_gemm_preshuffle_m##rows##suffix(DecodeSplitArgs a) {   \
     gridPrologue();                                                            \
-    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(p);     \
+    decodeGemmBody<rows / DecodeMap::kTileM, WLayout::Preshuffle16x16>(a);     \
   }
 
 #ifndef FP8Q_DECODE_M8_MIN_BLOCKS
@@ -151,14 +220,6 @@ FP8Q_DECODE_KERNEL(64, 1, )
 // ceil(M / R), splits), Decode2Shape<DecodeMap>::kThreads threads, LDS
 // decode2LdsBytes (dynamic on NVIDIA: the launcher sets the attribute).
 //===----------------------------------------------------------------------===//
-
-__device__ inline int64_t decode2BlockIdZ() {
-#if defined(FP8Q_AMDGCN)
-  return __builtin_amdgcn_workgroup_id_z();
-#else
-  return blockIdx.z;
-#endif
-}
 
 #if defined(FP8Q_DECODE_NV)
 /// FP8Q_DECODE2_L2_PREFETCH = 0 (default), 64, 128 or 256: the L2 prefetch
@@ -343,15 +404,6 @@ static_assert(kDecode2WChunks % Decode2Shape<DecodeMapAmd>::kThreads == 0,
               "whole weight chunks per thread");
 #endif
 
-/// A workspace float written by another block of this launch (past L1).
-__device__ inline float decode2LoadPart(const float *p) {
-#if defined(FP8Q_DECODE_NV) && defined(__CUDA_ARCH__)
-  return __ldcg(p);
-#else
-  return *p;
-#endif
-}
-
 template <int MT, WLayout L>
 __device__ inline void decode2Body(const Decode2Args &a) {
   constexpr int R = MT * DecodeMap::kTileM;
@@ -364,12 +416,11 @@ __device__ inline void decode2Body(const Decode2Args &a) {
   __shared__
       __attribute__((aligned(16))) uint8_t lds[decode2LdsBytes<DecodeMap, R>()];
 #endif
-  __shared__ int lastFlag;
   const DecodeGemmArgs &p = a.g;
   const int tid = threadId();
   const int lane = tid % DecodeMap::kLanes, wave = tid / DecodeMap::kLanes;
   const int64_t n0 = blockIdX() * kDecode2TileN, m0 = blockIdY() * R;
-  const int split = (int)decode2BlockIdZ();
+  const int split = (int)decodeBlockIdZ();
   const int64_t kbLo = split * a.kbPer;
   const int64_t kbHi = kbLo + a.kbPer < a.kBlocks ? kbLo + a.kbPer : a.kBlocks;
   // Activation rows past M: zeros in every stage, never copied.
@@ -409,41 +460,13 @@ __device__ inline void decode2Body(const Decode2Args &a) {
     const int64_t n = n0 + decode2AccN<DecodeMap>(wave, lane, j);
     const int64_t m = m0 + decode2AccM<DecodeMap>(t, lane, j);
     if (n < p.N && m < p.M)
-      a.part[decode2PartIndex(p, split, m, n)] = tot.t[t].v[j];
+      a.part[decodePartIndex(p, split, m, n)] = tot.t[t].v[j];
   }
   // Last block of the tile to arrive sums the partials in split order.
-  const int64_t tile = blockIdY() * a.tilesN + blockIdX();
-#if defined(FP8Q_DECODE_NV)
-  __threadfence();
-  barrier();
-  if (tid == 0) {
-    const uint32_t old = atomicAdd(a.arrive + tile, 1u);
-    lastFlag = old == (uint32_t)a.splits - 1;
-    if (lastFlag)
-      a.arrive[tile] = 0; // every split has arrived: ready for the next launch
-  }
-  barrier();
-  if (!lastFlag)
+  if (!decodeLastToArrive(a, blockIdY() * a.tilesN + blockIdX(), tid))
     return;
-  __threadfence();
-#else
-  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
-  barrier();
-  if (tid == 0) {
-    const uint32_t old = __hip_atomic_fetch_add(
-        a.arrive + tile, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT);
-    lastFlag = old == (uint32_t)a.splits - 1;
-    if (lastFlag)
-      __hip_atomic_store(a.arrive + tile, 0u, __ATOMIC_RELAXED,
-                         __HIP_MEMORY_SCOPE_AGENT);
-  }
-  barrier();
-  if (!lastFlag)
-    return;
-  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
-#endif
   for (int e = tid; e < kDecode2TileN * R; e += T)
-    decode2ReduceOne<R>(a, n0, m0, e, decode2LoadPart);
+    decodeReduceSplits<kDecode2TileN>(a, n0, m0, e, decodeLoadPart);
 }
 
 /// minBlocks per variant (NVIDIA register budget at 128 threads: 4 -> 128

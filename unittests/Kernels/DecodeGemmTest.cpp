@@ -135,6 +135,64 @@ TEST(DecodeGemm, KernelRows) {
   EXPECT_EQ(decodeKernelRows<DecodeMapAmd>(64), 64);
 }
 
+/// The split-K plan against the H100 measurements (132 SMs, M = 1 and 16;
+/// bench/results/s18/split.txt): split where it was faster, not where it
+/// was slower; and the rule's invariants over a sweep.
+TEST(DecodeGemm, SplitPlanWhereMeasured) {
+  // 576 x 7168 (DeepSeek-V3.2 kv_a): 36 tiles, 56 K blocks: 264 slots / 36
+  // = 7 splits (5.69 us against 8.38 unsplit at M = 1).
+  for (int64_t M : {1, 16}) {
+    const int rows = decodeKernelRows<DecodeMapNv>(M);
+    DecodeSplitPlan pl = decodeSplitPlan<DecodeMapNv>(M, 576, 7168, rows, 132);
+    EXPECT_EQ(pl.tiles, 36);
+    EXPECT_EQ(pl.splits, 7);
+    EXPECT_EQ(pl.kbPer, 8);
+    // 1536 x 7168: 96 tiles, 2 splits (9.19 us against 10.10; 3 splits,
+    // a partial second wave, 11.27).
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 1536, 7168, rows, 132).splits,
+              2);
+    // 2048 x 2048: 16 K blocks, all in flight unsplit (4.63 us against
+    // 5.42 with 2 splits): none.
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 2048, 2048, rows, 132).splits,
+              1);
+    // Tiles >= SMs: none (6144 x 2048: 384 tiles; 2112 x 7168: 132).
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 6144, 2048, rows, 132).splits,
+              1);
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 2112, 7168, rows, 132).splits,
+              1);
+  }
+  // One tile, long K: capped at kDecodeMaxSplits.
+  EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(1, 16, 128 * 1024, 8, 132).splits,
+            kDecodeMaxSplits);
+  // AMD blocks have 4 waves: 16 K blocks split 4 ways on one tile.
+  EXPECT_EQ(decodeSplitPlan<DecodeMapAmd>(1, 16, 2048, 16, 256).splits, 4);
+  // The target override (bench A/B): 1 block per SM, 132 / 36 = 3.
+  EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(1, 576, 7168, 8, 132, 1).splits, 3);
+  // No multiprocessor count known: no split.
+  EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(1, 16, 7168, 8, 0).splits, 1);
+  // Every plan over a sweep: the splits cover K exactly, none empty; a
+  // split plan has fewer tiles than SMs, K blocks beyond two per wave, a K
+  // block per wave in each split and every block resident at once.
+  for (int64_t N : {16, 40, 576, 1000, 2112, 4096})
+    for (int64_t K : {128, 1024, 2048, 2176, 7168, 16384})
+      for (int64_t M : {1, 8, 16, 64})
+        for (int sms : {1, 80, 132, 304}) {
+          const int rows = decodeKernelRows<DecodeMapNv>(M);
+          const DecodeSplitPlan p =
+              decodeSplitPlan<DecodeMapNv>(M, N, K, rows, sms);
+          ASSERT_GE(p.splits, 1);
+          ASSERT_LE(p.splits, kDecodeMaxSplits);
+          EXPECT_GE(p.kbPer * p.splits, p.kBlocks);
+          EXPECT_LT(p.kbPer * (p.splits - 1), p.kBlocks) << "an empty split";
+          if (p.splits > 1) {
+            EXPECT_LT(p.tiles, sms);
+            EXPECT_GT(p.kBlocks, 2 * decodeWaves<DecodeMapNv>());
+            EXPECT_GE(p.kbPer, decodeWaves<DecodeMapNv>());
+            EXPECT_LE(p.tiles * p.splits, 2 * (int64_t)sms);
+          }
+        }
+}
+
 /// One decode GEMM's operands: column-major activation scale (ld = M, the
 /// layout that needs no copy after a fused quantize), plain weight.
 struct Problem {
@@ -203,23 +261,25 @@ struct Problem {
 
 /// Runs the variant a launcher picks for M; returns matrix instructions.
 template <class Map, WLayout L>
-int64_t runVariant(const DecodeGemmArgs &a, Fp8 fp8, int rows) {
+int64_t runVariant(const DecodeGemmArgs &a, Fp8 fp8, int rows, int splits) {
   switch (rows / Map::kTileM) {
   case 1:
-    return runDecodeGemmModel<Map, 1, L>(a, fp8);
+    return runDecodeGemmModel<Map, 1, L>(a, fp8, splits);
   case 2:
-    return runDecodeGemmModel<Map, 2, L>(a, fp8);
+    return runDecodeGemmModel<Map, 2, L>(a, fp8, splits);
   case 4:
-    return runDecodeGemmModel<Map, 4, L>(a, fp8);
+    return runDecodeGemmModel<Map, 4, L>(a, fp8, splits);
   default:
-    return runDecodeGemmModel<Map, 8, L>(a, fp8);
+    return runDecodeGemmModel<Map, 8, L>(a, fp8, splits);
   }
 }
 
 template <class Map>
-int64_t runVariant(const DecodeGemmArgs &a, Fp8 fp8, int rows, bool shuffled) {
-  return shuffled ? runVariant<Map, WLayout::Preshuffle16x16>(a, fp8, rows)
-                  : runVariant<Map, WLayout::Plain>(a, fp8, rows);
+int64_t runVariant(const DecodeGemmArgs &a, Fp8 fp8, int rows, bool shuffled,
+                   int splits = 1) {
+  return shuffled
+             ? runVariant<Map, WLayout::Preshuffle16x16>(a, fp8, rows, splits)
+             : runVariant<Map, WLayout::Plain>(a, fp8, rows, splits);
 }
 
 enum class Isa { Nv, Gfx950, Gfx942 };
@@ -340,6 +400,64 @@ INSTANTIATE_TEST_SUITE_P(
                                          Shape{16, 200, 1152}),
                        ::testing::Bool()),
     paramName);
+
+/// Split-K (DecodeSplitArgs): each K block still computed once per tile,
+/// the fix-up in split order (the model runs the splits last-first), ragged
+/// M, N and K, splits whose last range is shorter, both weight layouts.
+struct SplitShape {
+  int64_t M, N, K;
+  int splits;
+};
+
+class DecodeGemmSplitTest
+    : public ::testing::TestWithParam<std::tuple<Isa, SplitShape, bool>> {};
+
+TEST_P(DecodeGemmSplitTest, MatchesReferences) {
+  auto [isa, s, shuffled] = GetParam();
+  const Fp8 fp8 = isa == Isa::Gfx942 ? Fp8::E4M3FNUZ : Fp8::E4M3FN;
+  Problem pr(s.M, s.N, s.K, fp8, (unsigned)(s.M * 131 + s.N * 7 + s.K));
+  std::vector<uint16_t> out(pr.M * pr.N, 0xffff); // NaN sentinel
+  DecodeGemmArgs a = pr.args(out.data());
+  std::vector<uint8_t> wShuf;
+  if (shuffled) {
+    if (pr.N % 16 || pr.K % 32)
+      GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
+    wShuf = preshuffledWeight(pr);
+    a.w = wShuf.data();
+  }
+  const bool nv = isa == Isa::Nv;
+  const int rows = nv ? decodeKernelRows<DecodeMapNv>(pr.M)
+                      : decodeKernelRows<DecodeMapAmd>(pr.M);
+  const int64_t calls =
+      nv ? runVariant<DecodeMapNv>(a, fp8, rows, shuffled, s.splits)
+         : runVariant<DecodeMapAmd>(a, fp8, rows, shuffled, s.splits);
+  const int64_t tileM = nv ? DecodeMapNv::kTileM : DecodeMapAmd::kTileM;
+  const int64_t tilesN = (pr.N + kDecodeTileN - 1) / kDecodeTileN;
+  const int64_t mTiles = (pr.M + rows - 1) / rows * (rows / tileM);
+  EXPECT_EQ(calls, tilesN * mTiles * pr.G * (nv ? 4 : 1));
+  expectMatchesReferences(pr, out);
+}
+
+std::string splitParamName(
+    const ::testing::TestParamInfo<DecodeGemmSplitTest::ParamType> &info) {
+  static const char *names[] = {"nv", "gfx950", "gfx942"};
+  const SplitShape &s = std::get<1>(info.param);
+  return std::string(names[(int)std::get<0>(info.param)]) +
+         (std::get<2>(info.param) ? "_preshuffle" : "_plain") + "_M" +
+         std::to_string(s.M) + "_N" + std::to_string(s.N) + "_K" +
+         std::to_string(s.K) + "_S" + std::to_string(s.splits);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DecodeGemmSplitTest,
+    ::testing::Combine(::testing::Values(Isa::Nv, Isa::Gfx950, Isa::Gfx942),
+                       ::testing::Values(SplitShape{1, 16, 2048, 2},
+                                         SplitShape{1, 40, 2304, 3},
+                                         SplitShape{5, 48, 2048, 7},
+                                         SplitShape{16, 32, 1040, 4},
+                                         SplitShape{3, 64, 4096, 8}),
+                       ::testing::Bool()),
+    splitParamName);
 
 //===----------------------------------------------------------------------===//
 // Decode GEMM v2 (DecodeGemmV2.h)

@@ -21,10 +21,17 @@
 // Both operands use the same byte -> k mapping, so the hardware's pairing of
 // k within an instruction never matters, only that it pairs equal bytes.
 //
+// Split-K (DecodeSplitArgs, decodeSplitPlan): where the tiles do not fill
+// the GPU (N small), grid.z splits K into contiguous ranges of K blocks, each
+// block writes its fp32 tile to a workspace, and the last block of a tile to
+// arrive sums the splits.
+//
 // Reduction order (what the tolerance against the CPU runtime rests on): a
 // K block's dot product is the matrix unit's fp32 sum; each wave keeps
-// total += block * (xs * ws) over its K blocks in increasing kb; the waves'
-// totals are added in wave order 0, 1, ... through LDS; then bf16 RNE.
+// total += block * (xs * ws) over its K blocks of its split in increasing
+// kb; the waves' totals are added in wave order 0, 1, ... through LDS; with
+// split-K the splits' sums are added in split order 0, 1, ... (whichever
+// block arrives last); then bf16 RNE.
 //
 // The body is written against a Wave policy as GemmTile.h is: on the GPU a
 // Wave is one lane, in the CPU model (DecodeGemmModel.h) all lanes of a wave
@@ -246,15 +253,16 @@ loadDecodeXOps(const DecodeGemmArgs &p, int64_t m0, int64_t nb, int64_t kb,
   return o;
 }
 
-/// One wave's totals over its K blocks for the block's tile: weight rows
-/// [n0, n0 + 16), activation rows [m0, m0 + MT * kTileM).
+/// One wave's totals over its K blocks of [kbLo, kbHi) (the block's split;
+/// wave w takes kbLo + w, kbLo + w + waves, ...) for the block's tile:
+/// weight rows [n0, n0 + 16), activation rows [m0, m0 + MT * kTileM).
 template <class Map, int MT, WLayout L, class Wave>
 FP8Q_HOSTDEV inline typename Wave::template Lanes<DecodeAccs<MT>>
-decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int wave,
-                 Wave &W) {
+decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0,
+                 int64_t kbLo, int64_t kbHi, int wave, Wave &W) {
   typename Wave::template Lanes<DecodeAccs<MT>> total =
       W.map([&](int) { return DecodeAccs<MT>{}; });
-  const int64_t kBlocks = (p.K + kGroup - 1) / kGroup;
+  const int64_t kBlocks = kbHi;
   const int64_t nb = n0 / kGroup; // 16 | 128: one weight-scale row per tile
   constexpr int kStep = decodeWaves<Map>();
   // Rounds of kDecodeUnroll K blocks, software-pipelined: the loads of
@@ -311,8 +319,9 @@ decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int wave,
       }
     }
   };
-  loadRound(wave, a);
-  for (int64_t kb0 = wave; kb0 < kBlocks; kb0 += kStep * kDecodeUnroll) {
+  loadRound(kbLo + wave, a);
+  for (int64_t kb0 = kbLo + wave; kb0 < kBlocks;
+       kb0 += kStep * kDecodeUnroll) {
     loadRound(kb0 + kStep * kDecodeUnroll, next);
     computeRound(kb0, a);
     FP8Q_UNROLL
@@ -346,19 +355,126 @@ FP8Q_HOSTDEV inline void decodeSpill(float *red, int wave, int lane,
         tot.t[t].v[i];
 }
 
+/// Split-K of a launch (grid.z = splits): split s takes the K blocks
+/// [s * kbPer, min(kBlocks, (s + 1) * kbPer)); each split's fp32 tile goes
+/// to the workspace `part` ([splits][M][N]) and the last block of a tile to
+/// arrive (per-tile counters `arrive`, tilesN * tilesM of them, zero
+/// between launches: that block resets its counter) sums the partials in
+/// split order. With one split, part and arrive are unused. The decode
+/// GEMM v2 (DecodeGemmV2.h) launches with the same arguments.
+struct DecodeSplitArgs {
+  DecodeGemmArgs g;
+  float *part;
+  uint32_t *arrive;
+  int64_t tilesN, kbPer, kBlocks;
+  int splits;
+};
+
+/// Index of output (m, n) of split s in the workspace [splits][M][N].
+FP8Q_HOSTDEV inline int64_t decodePartIndex(const DecodeGemmArgs &p, int s,
+                                            int64_t m, int64_t n) {
+  return ((int64_t)s * p.M + m) * p.N + n;
+}
+
 /// Output `idx` of the block (n fastest, so a row's 16 outputs are one
-/// 32-byte store run): the waves' totals summed in wave order, bf16 RNE.
+/// 32-byte store run) of split `split`: the waves' totals summed in wave
+/// order; bf16 RNE into the output with one split, the fp32 sum into the
+/// split's workspace tile with more.
 template <class Map, int MT>
-FP8Q_HOSTDEV inline void decodeStoreOne(const DecodeGemmArgs &p,
+FP8Q_HOSTDEV inline void decodeStoreOne(const DecodeSplitArgs &a,
                                         const float *red, int64_t n0,
-                                        int64_t m0, int idx) {
+                                        int64_t m0, int split, int idx) {
+  const DecodeGemmArgs &p = a.g;
   const int n = idx % kDecodeTileN, m = idx / kDecodeTileN;
   if (n0 + n >= p.N || m0 + m >= p.M)
     return;
   float sum = 0.0f;
   for (int w = 0; w < decodeWaves<Map>(); ++w)
     sum += red[decodeReduceIndex<Map, MT>(w, n, m)];
-  p.out[(m0 + m) * p.ldo + n0 + n] = bf16Bits(sum);
+  if (a.splits == 1)
+    p.out[(m0 + m) * p.ldo + n0 + n] = bf16Bits(sum);
+  else
+    a.part[decodePartIndex(p, split, m0 + m, n0 + n)] = sum;
+}
+
+/// Element e of a tile of TileN weight rows in the split-K fix-up (n
+/// fastest: coalesced reads and stores): the splits' partials summed in
+/// split order, bf16 RNE. `Ld` reads a workspace float (past L1 on the
+/// GPU: other blocks wrote it).
+template <int TileN, class Ld>
+FP8Q_HOSTDEV inline void decodeReduceSplits(const DecodeSplitArgs &a,
+                                            int64_t n0, int64_t m0, int e,
+                                            Ld ld) {
+  const DecodeGemmArgs &p = a.g;
+  const int64_t n = n0 + e % TileN, m = m0 + e / TileN;
+  if (n >= p.N || m >= p.M)
+    return;
+  float sum = 0.0f;
+  for (int s = 0; s < a.splits; ++s)
+    sum += ld(a.part + decodePartIndex(p, s, m, n));
+  p.out[m * p.ldo + n] = bf16Bits(sum);
+}
+
+/// The first kernel's split-K rule (issue 21: "split-K across all compute
+/// units for N too small to fill the GPU"). A wave keeps two rounds of K
+/// blocks in flight, so a grid of `tiles` blocks (ceil(N / 16) x
+/// ceil(M / rows)) smaller than the `sms` multiprocessors whose waves have
+/// more than two K blocks each (kBlocks > 2 * waves) waits on several
+/// round trips with few bytes in flight: K is split into the most splits
+/// whose blocks all fit kDecodeSplitBlocksPerSm per SM at once (floor: a
+/// partial second wave of blocks costs more than the split gains), each
+/// wave of a split still holding a K block (kbPer >= waves), at most
+/// kDecodeMaxSplits. Measured on the H100 (M = 1 / 16, us;
+/// bench/results/s18/split.txt): 576 x 7168 (36 tiles) 8.38 / 9.99 unsplit,
+/// 5.69 / 6.68 with 7 splits, 6.08 / 7.18 with 4; 1536 x 7168 (96 tiles)
+/// 10.10 / 12.64 unsplit, 9.19 / 10.84 with 2, 11.27 / 13.39 with 3 (288
+/// blocks: a partial second wave); 2048 x 2048 (128 tiles, 16 K blocks)
+/// 4.63 / 5.69 unsplit, 5.42 / 6.41 with 2 (each wave's K blocks were in
+/// flight at once already).
+#ifndef FP8Q_DECODE_SPLIT_BLOCKS_PER_SM
+#define FP8Q_DECODE_SPLIT_BLOCKS_PER_SM 2
+#endif
+constexpr int kDecodeSplitBlocksPerSm = FP8Q_DECODE_SPLIT_BLOCKS_PER_SM;
+constexpr int kDecodeMaxSplits = 8;
+
+/// Splits and K blocks per split of a launch; `blocksPerSm` overrides the
+/// target (0: kDecodeSplitBlocksPerSm; bench A/B runs). The last split may
+/// be shorter; none is empty.
+struct DecodeSplitPlan {
+  int64_t tiles, kBlocks, kbPer;
+  int splits;
+};
+template <class Map>
+FP8Q_HOSTDEV inline DecodeSplitPlan decodeSplitPlan(int64_t M, int64_t N,
+                                                    int64_t K, int rows,
+                                                    int sms,
+                                                    int blocksPerSm = 0) {
+  DecodeSplitPlan pl{};
+  pl.tiles = ((N + kDecodeTileN - 1) / kDecodeTileN) * ((M + rows - 1) / rows);
+  pl.kBlocks = (K + kGroup - 1) / kGroup;
+  constexpr int waves = decodeWaves<Map>();
+  int64_t splits = 1;
+  if (sms > 0 && pl.tiles < sms && pl.kBlocks > 2 * waves) {
+    const int64_t slots =
+        (int64_t)sms * (blocksPerSm > 0 ? blocksPerSm : kDecodeSplitBlocksPerSm);
+    splits = slots / pl.tiles;
+    const int64_t byK = pl.kBlocks / waves;
+    if (splits > byK)
+      splits = byK;
+    if (splits > kDecodeMaxSplits)
+      splits = kDecodeMaxSplits;
+    if (splits < 1)
+      splits = 1;
+  }
+  pl.kbPer = (pl.kBlocks + splits - 1) / splits;
+  pl.splits = (int)((pl.kBlocks + pl.kbPer - 1) / pl.kbPer);
+  return pl;
+}
+
+/// Workspace of a plan: fp32 partials and tile counters (0 with one split).
+FP8Q_HOSTDEV inline int64_t decodePartFloats(const DecodeSplitPlan &pl,
+                                             int64_t M, int64_t N) {
+  return pl.splits > 1 ? pl.splits * M * N : 0;
 }
 
 /// Activation rows per block of the kernel a launch of M rows uses: the

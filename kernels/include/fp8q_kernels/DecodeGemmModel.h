@@ -23,6 +23,7 @@
 #include "fp8q_kernels/CpuLanes.h"
 #include "fp8q_kernels/DecodeGemm.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -83,24 +84,42 @@ template <class Map> struct DecodeCpuWave : CpuLanes<Map::kLanes> {
   }
 };
 
-/// Runs the whole grid of the MT-tile kernel of `Map`; returns the number
-/// of matrix instructions issued.
+/// Runs the whole grid of the MT-tile kernel of `Map` with `splits` K
+/// splits (decodeSplitPlan's geometry; 1: none); returns the number of
+/// matrix instructions issued. With split-K the splits run in reverse order
+/// and the last one to run does the fix-up, so a fix-up that summed in
+/// arrival order rather than split order would differ.
 template <class Map, int MT, WLayout L = WLayout::Plain>
-inline int64_t runDecodeGemmModel(const DecodeGemmArgs &p, Fp8 fp8) {
+inline int64_t runDecodeGemmModel(const DecodeGemmArgs &p, Fp8 fp8,
+                                  int splits = 1) {
   constexpr int rows = MT * Map::kTileM;
   int64_t calls = 0;
   std::vector<float> red(decodeReduceFloats<Map, MT>());
+  const int64_t kBlocks = (p.K + kGroup - 1) / kGroup;
+  const int64_t kbPer = (kBlocks + splits - 1) / splits;
+  splits = (int)((kBlocks + kbPer - 1) / kbPer); // none empty, as planned
+  std::vector<float> part(splits > 1 ? splits * p.M * p.N : 0);
+  DecodeSplitArgs a{p, part.data(), nullptr, 0, kbPer, kBlocks, splits};
   for (int64_t m0 = 0; m0 < p.M; m0 += rows)
     for (int64_t n0 = 0; n0 < p.N; n0 += kDecodeTileN) {
-      for (int wave = 0; wave < decodeWaves<Map>(); ++wave) {
-        DecodeCpuWave<Map> W{{}, fp8};
-        auto tot = decodeWaveTotals<Map, MT, L>(p, n0, m0, wave, W);
-        for (int l = 0; l < Map::kLanes; ++l)
-          decodeSpill<Map, MT>(red.data(), wave, l, tot[l]);
-        calls += W.mmaCalls;
+      for (int split = splits - 1; split >= 0; --split) {
+        const int64_t kbLo = split * kbPer;
+        const int64_t kbHi = std::min(kBlocks, kbLo + kbPer);
+        for (int wave = 0; wave < decodeWaves<Map>(); ++wave) {
+          DecodeCpuWave<Map> W{{}, fp8};
+          auto tot =
+              decodeWaveTotals<Map, MT, L>(p, n0, m0, kbLo, kbHi, wave, W);
+          for (int l = 0; l < Map::kLanes; ++l)
+            decodeSpill<Map, MT>(red.data(), wave, l, tot[l]);
+          calls += W.mmaCalls;
+        }
+        for (int idx = 0; idx < kDecodeTileN * rows; ++idx)
+          decodeStoreOne<Map, MT>(a, red.data(), n0, m0, split, idx);
       }
-      for (int idx = 0; idx < kDecodeTileN * rows; ++idx)
-        decodeStoreOne<Map, MT>(p, red.data(), n0, m0, idx);
+      if (splits > 1)
+        for (int e = 0; e < kDecodeTileN * rows; ++e)
+          decodeReduceSplits<kDecodeTileN>(a, n0, m0, e,
+                                           [](const float *x) { return *x; });
     }
   return calls;
 }

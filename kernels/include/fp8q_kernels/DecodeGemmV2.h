@@ -186,16 +186,10 @@ FP8Q_HOSTDEV inline Decode2Plan decode2Plan(int64_t M, int64_t N, int64_t K,
   return pl;
 }
 
-/// The v2 kernel's arguments: the GEMM, its plan, the split-K workspace
-/// (part: [splits][M][N] fp32; arrive: tilesN * tilesM counters, zero
-/// between launches; both unused with one split).
-struct Decode2Args {
-  DecodeGemmArgs g;
-  float *part;
-  uint32_t *arrive;
-  int64_t tilesN, kbPer, kBlocks;
-  int splits;
-};
+/// The v2 kernel's arguments: the first kernel's split-K arguments
+/// (DecodeGemm.h; part: [splits][M][N] fp32, arrive: tilesN * tilesM
+/// counters, both unused with one split).
+using Decode2Args = DecodeSplitArgs;
 
 /// Workspace floats and counters of a plan (0 without split-K).
 FP8Q_HOSTDEV inline int64_t decode2PartFloats(const Decode2Plan &pl, int64_t M,
@@ -392,28 +386,6 @@ FP8Q_HOSTDEV inline int decode2AccN(int wave, int lane, int j) {
 template <class Map>
 FP8Q_HOSTDEV inline int decode2AccM(int t, int lane, int j) {
   return t * Map::kTileM + Map::accM(lane, j);
-}
-
-/// Index of output (m, n) of split s in the workspace [splits][M][N].
-FP8Q_HOSTDEV inline int64_t decode2PartIndex(const DecodeGemmArgs &p, int s,
-                                             int64_t m, int64_t n) {
-  return ((int64_t)s * p.M + m) * p.N + n;
-}
-
-/// Element e of the tile's fix-up (n fastest: coalesced reads and stores):
-/// the splits' partials summed in split order, bf16 RNE. `Ld` reads a
-/// workspace float (past L1 on the GPU).
-template <int R, class Ld>
-FP8Q_HOSTDEV inline void decode2ReduceOne(const Decode2Args &a, int64_t n0,
-                                          int64_t m0, int e, Ld ld) {
-  const DecodeGemmArgs &p = a.g;
-  const int64_t n = n0 + e % kDecode2TileN, m = m0 + e / kDecode2TileN;
-  if (n >= p.N || m >= p.M)
-    return;
-  float sum = 0.0f;
-  for (int s = 0; s < a.splits; ++s)
-    sum += ld(a.part + decode2PartIndex(p, s, m, n));
-  p.out[m * p.ldo + n] = bf16Bits(sum);
 }
 
 /// Activation rows per block of the v2 kernel for M (as the first kernel:

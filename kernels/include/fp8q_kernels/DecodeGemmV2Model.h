@@ -5,7 +5,7 @@
 // index math (decode2WeightStream / decode2ActStream / decode2Src, the
 // swizzled decode2LdsOffset), the waves run decode2WaveTotals with
 // DecodeGemmModel.h's independent instruction models, and split-K runs its
-// splits in reverse order before the fix-up (decode2ReduceOne), so the
+// splits in reverse order before the fix-up (decodeReduceSplits), so the
 // result cannot depend on which split arrives last. The ring starts filled
 // with fp8 NaN bytes: a fragment read of a byte no copy wrote (and that the
 // kernel does not zero) turns a checked output into NaN. Host only.
@@ -145,13 +145,13 @@ inline Decode2ModelStats runDecode2Model(const DecodeGemmArgs &p, Fp8 fp8,
                 if (pl.splits == 1)
                   p.out[m * p.ldo + n] = bf16Bits(v);
                 else
-                  part[decode2PartIndex(p, s, m, n)] = v;
+                  part[decodePartIndex(p, s, m, n)] = v;
               }
         }
       }
       if (pl.splits > 1)
         for (int e = 0; e < kDecode2TileN * R; ++e)
-          decode2ReduceOne<R>(a, n0, m0, e, [](const float *x) { return *x; });
+          decodeReduceSplits<kDecode2TileN>(a, n0, m0, e, [](const float *x) { return *x; });
     }
   return st;
 }

@@ -70,6 +70,7 @@ public:
     return FP8Q_OK;
   }
   void release(void *p) override { (void)hipFreeAsync(p, stream); }
+  void *splitWorkspace() override { return splitWorkspaceOf(stream); }
   int32_t finish() override { return FP8Q_OK; }
   int32_t vendorGemm(const fp8q::rt::GemmPlan &plan, int32_t kernel) override {
 #ifdef FP8Q_HIP_ON_CUDA

@@ -19,6 +19,8 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 using namespace fp8q::kern;
@@ -504,11 +506,47 @@ int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
   return ex.finish();
 }
 
+void *splitWorkspaceOf(void *streamHandle) {
+  static std::mutex m;
+  static std::map<hipStream_t, void *> workspaces;
+  const hipStream_t stream = (hipStream_t)streamHandle;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = workspaces.find(stream);
+  if (it != workspaces.end())
+    return it->second;
+  hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
+  if (hipStreamIsCapturing(stream, &capture) != hipSuccess ||
+      capture != hipStreamCaptureStatusNone) {
+    (void)hipGetLastError();
+    return nullptr;
+  }
+  void *w = nullptr;
+  if (hipMalloc(&w, kSplitWorkspaceBytes) != hipSuccess) {
+    (void)hipGetLastError();
+    return nullptr;
+  }
+  // Synchronous: the counters are zero before any kernel of any stream
+  // reads them.
+  if (hipMemset(w, 0, kSplitCounterBytes) != hipSuccess) {
+    (void)hipGetLastError();
+    (void)hipFree(w);
+    return nullptr;
+  }
+  workspaces[stream] = w;
+  return w;
+}
+
 namespace {
 
 /// False when FP8Q_DECODE_GEMM=0 (A/B runs against the vendor GEMM).
 bool decodeGemmEnabled() {
   static const bool on = !fp8q::gpu::envSwitchedOff("FP8Q_DECODE_GEMM");
+  return on;
+}
+
+/// False when FP8Q_DECODE_SPLIT=0 (A/B runs of the decode GEMM's split-K).
+bool decodeSplitEnabled() {
+  static const bool on = !fp8q::gpu::envSwitchedOff("FP8Q_DECODE_SPLIT");
   return on;
 }
 
@@ -518,7 +556,9 @@ bool decodeGemmEnabled() {
 /// cuBLASLt (decodeGemmBeatsCublas: M <= 8, and M <= 16 on N <= 6144,
 /// K >= 2048), for the kernels that would otherwise run the portable GEMM
 /// at M <= 64. It reads the activation scale through its strides and the
-/// plain or preshuffled weight, so it meets every kernel's contract.
+/// plain or preshuffled weight, so it meets every kernel's contract. K is
+/// split across blocks where decodeSplitPlan says so and the stream's
+/// split-K workspace (splitWorkspaceOf) holds the plan.
 /// Exec::kNotHandled where it is not routed.
 int32_t decodeGemm(Exec &ex, const DeviceInfo &info,
                    const fp8q::rt::GemmPlan &plan, const GemmArgs &g,
@@ -530,10 +570,31 @@ int32_t decodeGemm(Exec &ex, const DeviceInfo &info,
       plan.readType != (info.decodeNv ? FP8Q_F8E4M3FN : info.mfmaFp8) ||
       (plan.preshuffled && (N % 16 || K % 32)))
     return Exec::kNotHandled;
-  DecodeGemmArgs d{g.q,   g.xs,  g.w,   g.ws,  g.out, M,     N,    K,
-                   g.ldq, g.xs0, g.xs1, g.ldw, g.ws0, g.ws1, g.ldo};
   const int rows = info.decodeNv ? decodeKernelRows<DecodeMapNv>(M)
                                  : decodeKernelRows<DecodeMapAmd>(M);
+  DecodeSplitPlan pl =
+      info.decodeNv ? decodeSplitPlan<DecodeMapNv>(M, N, K, rows, info.sms)
+                    : decodeSplitPlan<DecodeMapAmd>(M, N, K, rows, info.sms);
+  DecodeSplitArgs d{{g.q, g.xs, g.w, g.ws, g.out, M, N, K, g.ldq, g.xs0, g.xs1,
+                     g.ldw, g.ws0, g.ws1, g.ldo},
+                    nullptr,
+                    nullptr,
+                    ceilDiv(N, kDecodeTileN),
+                    pl.kBlocks,
+                    pl.kBlocks,
+                    1};
+  // Split-K where the tiles do not fill the GPU and the stream's workspace
+  // holds the plan's partials and counters; unsplit otherwise.
+  if (pl.splits > 1 && decodeSplitEnabled() &&
+      decodePartFloats(pl, M, N) * 4 <=
+          kSplitWorkspaceBytes - kSplitCounterBytes &&
+      pl.tiles * 4 <= kSplitCounterBytes)
+    if (uint8_t *w = (uint8_t *)ex.splitWorkspace()) {
+      d.arrive = (uint32_t *)w;
+      d.part = (float *)(w + kSplitCounterBytes);
+      d.kbPer = pl.kbPer;
+      d.splits = pl.splits;
+    }
   const int variant = rows == 8 ? 0 : rows == 16 ? 1 : rows == 32 ? 2 : 3;
   KernelId id =
       (KernelId)((int)(plan.preshuffled ? KernelId::DecodeGemmPreshuffle8
@@ -545,6 +606,7 @@ int32_t decodeGemm(Exec &ex, const DeviceInfo &info,
   Dim3 grid, block;
   grid.x = (unsigned)ceilDiv(N, kDecodeTileN);
   grid.y = (unsigned)ceilDiv(M, rows);
+  grid.z = (unsigned)d.splits;
   block.x = kDecodeThreads;
   void *args[] = {&d};
   return ex.launch(id, grid, block, args);

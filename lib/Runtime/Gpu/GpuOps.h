@@ -56,9 +56,27 @@ public:
     (void)kernel;
     return kNotHandled;
   }
+  /// The split-K workspace of this Exec's stream (splitWorkspaceOf), or
+  /// null where there is none: the decode GEMM then runs unsplit.
+  virtual void *splitWorkspace() { return nullptr; }
   static constexpr int32_t kNotHandled = -1;
   const char *const entry;
 };
+
+/// Bytes of a split-K workspace: kSplitCounterBytes of per-tile arrival
+/// counters (zero between kernels: the kernels reset them), then fp32
+/// partial tiles.
+constexpr int64_t kSplitWorkspaceBytes = 4 << 20;
+constexpr int64_t kSplitCounterBytes = 16 << 10;
+
+/// One kSplitWorkspaceBytes workspace per stream (null: the legacy default
+/// stream) for the decode GEMM's split-K, as cuBLASLt keeps one per stream:
+/// consecutive GEMMs of a step share it in stream order, and a captured
+/// step holds no allocation node for it. Made and zeroed on first use
+/// outside a graph capture (hipMalloc / hipMemset are not allowed inside
+/// one); null during a capture before that, or when the device is out of
+/// memory. Never freed.
+void *splitWorkspaceOf(void *stream);
 
 /// quantize (rms == false) or rms_norm_quantize: the ABI's arguments.
 int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,

@@ -136,6 +136,7 @@ public:
     return FP8Q_OK;
   }
   void release(void *p) override { (void)hipFree(p); }
+  void *splitWorkspace() override { return splitWorkspaceOf(nullptr); }
   int32_t finish() override { return st.stageOut(); }
 
 private:
