@@ -421,7 +421,7 @@ FP8Q_HOSTDEV inline void decodeReduceSplits(const DecodeSplitArgs &a,
 /// ceil(M / rows)) smaller than the `sms` multiprocessors whose waves have
 /// more than two K blocks each (kBlocks > 2 * waves) waits on several
 /// round trips with few bytes in flight: K is split into the most splits
-/// whose blocks all fit kDecodeSplitBlocksPerSm per SM at once (floor: a
+/// whose blocks are all resident at once (decodeSplitBlocksPerSm; floor: a
 /// partial second wave of blocks costs more than the split gains), each
 /// wave of a split still holding a K block (kbPer >= waves), at most
 /// kDecodeMaxSplits. Measured on the H100 (M = 1 / 16, us;
@@ -430,16 +430,23 @@ FP8Q_HOSTDEV inline void decodeReduceSplits(const DecodeSplitArgs &a,
 /// 10.10 / 12.64 unsplit, 9.19 / 10.84 with 2, 11.27 / 13.39 with 3 (288
 /// blocks: a partial second wave); 2048 x 2048 (128 tiles, 16 K blocks)
 /// 4.63 / 5.69 unsplit, 5.42 / 6.41 with 2 (each wave's K blocks were in
-/// flight at once already).
-#ifndef FP8Q_DECODE_SPLIT_BLOCKS_PER_SM
-#define FP8Q_DECODE_SPLIT_BLOCKS_PER_SM 2
-#endif
-constexpr int kDecodeSplitBlocksPerSm = FP8Q_DECODE_SPLIT_BLOCKS_PER_SM;
+/// flight at once already). The 32- and 64-row variants are built for one
+/// resident block (FP8Q_DECODE_KERNEL's minBlocks): 1536 x 7168 at M = 64
+/// took 30.41 us with 2 splits on 2 blocks per SM, 22.53 unsplit
+/// (bench/results/s18/split-rule.txt).
 constexpr int kDecodeMaxSplits = 8;
 
+/// Resident blocks per SM the split rule counts for the variant of `rows`
+/// activation rows: 2 up to 16 rows (the 8-row variant a split grid runs is
+/// the two-block one, decodeM8TwoBlocks; the 16-row one is built for 2), 1
+/// for 32 and 64.
+FP8Q_HOSTDEV constexpr int decodeSplitBlocksPerSm(int rows) {
+  return rows <= 16 ? 2 : 1;
+}
+
 /// Splits and K blocks per split of a launch; `blocksPerSm` overrides the
-/// target (0: kDecodeSplitBlocksPerSm; bench A/B runs). The last split may
-/// be shorter; none is empty.
+/// resident blocks counted (0: decodeSplitBlocksPerSm(rows); bench A/B
+/// runs). The last split may be shorter; none is empty.
 struct DecodeSplitPlan {
   int64_t tiles, kBlocks, kbPer;
   int splits;
@@ -456,7 +463,8 @@ FP8Q_HOSTDEV inline DecodeSplitPlan decodeSplitPlan(int64_t M, int64_t N,
   int64_t splits = 1;
   if (sms > 0 && pl.tiles < sms && pl.kBlocks > 2 * waves) {
     const int64_t slots =
-        (int64_t)sms * (blocksPerSm > 0 ? blocksPerSm : kDecodeSplitBlocksPerSm);
+        (int64_t)sms *
+        (blocksPerSm > 0 ? blocksPerSm : decodeSplitBlocksPerSm(rows));
     splits = slots / pl.tiles;
     const int64_t byK = pl.kBlocks / waves;
     if (splits > byK)
