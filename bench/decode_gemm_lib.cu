@@ -69,8 +69,7 @@ static DecodeSplitPlan benchSplitPlan(int64_t M, int64_t N, int64_t K,
                                       int rows) {
   static const int off = benchEnvInt("FP8Q_DECODE_SPLIT", 1) == 0;
   static const int bps = benchEnvInt("FP8Q_DECODE_SPLIT_BPS", 0);
-  return decodeSplitPlan<DecodeMapNv>(M, N, K, rows, off ? 0 : benchSms(),
-                                      bps);
+  return decodeSplitPlan<DecodeMapNv>(M, N, K, rows, off ? 0 : benchSms(), bps);
 }
 
 /// Whether an 8-row launch takes fp8q_kernel_decode_gemm_m8_b2: as the
@@ -122,8 +121,8 @@ extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
   }
   const int64_t tilesN = (N + kDecodeTileN - 1) / kDecodeTileN;
   DecodeSplitArgs a{{(const uint8_t *)q, (const float *)xs, (const uint8_t *)w,
-                     (const float *)ws, (uint16_t *)out, M, N, K, ldq, xs0,
-                     xs1, ldw, ws0, ws1, ldo},
+                     (const float *)ws, (uint16_t *)out, M, N, K, ldq, xs0, xs1,
+                     ldw, ws0, ws1, ldo},
                     part,
                     arrive,
                     tilesN,

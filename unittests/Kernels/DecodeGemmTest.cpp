@@ -149,17 +149,13 @@ TEST(DecodeGemm, SplitPlanWhereMeasured) {
     EXPECT_EQ(pl.kbPer, 8);
     // 1536 x 7168: 96 tiles, 2 splits (9.19 us against 10.10; 3 splits,
     // a partial second wave, 11.27).
-    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 1536, 7168, rows, 132).splits,
-              2);
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 1536, 7168, rows, 132).splits, 2);
     // 2048 x 2048: 16 K blocks, all in flight unsplit (4.63 us against
     // 5.42 with 2 splits): none.
-    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 2048, 2048, rows, 132).splits,
-              1);
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 2048, 2048, rows, 132).splits, 1);
     // Tiles >= SMs: none (6144 x 2048: 384 tiles; 2112 x 7168: 132).
-    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 6144, 2048, rows, 132).splits,
-              1);
-    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 2112, 7168, rows, 132).splits,
-              1);
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 6144, 2048, rows, 132).splits, 1);
+    EXPECT_EQ(decodeSplitPlan<DecodeMapNv>(M, 2112, 7168, rows, 132).splits, 1);
   }
   // M = 64 (one resident block of the 64-row variant per SM): 1536 x 7168
   // unsplit (22.53 us against 30.41 with 2 splits on the 2-block rule,

@@ -258,8 +258,8 @@ loadDecodeXOps(const DecodeGemmArgs &p, int64_t m0, int64_t nb, int64_t kb,
 /// weight rows [n0, n0 + 16), activation rows [m0, m0 + MT * kTileM).
 template <class Map, int MT, WLayout L, class Wave>
 FP8Q_HOSTDEV inline typename Wave::template Lanes<DecodeAccs<MT>>
-decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0,
-                 int64_t kbLo, int64_t kbHi, int wave, Wave &W) {
+decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
+                 int64_t kbHi, int wave, Wave &W) {
   typename Wave::template Lanes<DecodeAccs<MT>> total =
       W.map([&](int) { return DecodeAccs<MT>{}; });
   const int64_t kBlocks = kbHi;
@@ -320,8 +320,7 @@ decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0,
     }
   };
   loadRound(kbLo + wave, a);
-  for (int64_t kb0 = kbLo + wave; kb0 < kBlocks;
-       kb0 += kStep * kDecodeUnroll) {
+  for (int64_t kb0 = kbLo + wave; kb0 < kBlocks; kb0 += kStep * kDecodeUnroll) {
     loadRound(kb0 + kStep * kDecodeUnroll, next);
     computeRound(kb0, a);
     FP8Q_UNROLL
@@ -452,10 +451,9 @@ struct DecodeSplitPlan {
   int splits;
 };
 template <class Map>
-FP8Q_HOSTDEV inline DecodeSplitPlan decodeSplitPlan(int64_t M, int64_t N,
-                                                    int64_t K, int rows,
-                                                    int sms,
-                                                    int blocksPerSm = 0) {
+FP8Q_HOSTDEV inline DecodeSplitPlan
+decodeSplitPlan(int64_t M, int64_t N, int64_t K, int rows, int sms,
+                int blocksPerSm = 0) {
   DecodeSplitPlan pl{};
   pl.tiles = ((N + kDecodeTileN - 1) / kDecodeTileN) * ((M + rows - 1) / rows);
   pl.kBlocks = (K + kGroup - 1) / kGroup;

@@ -151,7 +151,8 @@ inline Decode2ModelStats runDecode2Model(const DecodeGemmArgs &p, Fp8 fp8,
       }
       if (pl.splits > 1)
         for (int e = 0; e < kDecode2TileN * R; ++e)
-          decodeReduceSplits<kDecode2TileN>(a, n0, m0, e, [](const float *x) { return *x; });
+          decodeReduceSplits<kDecode2TileN>(a, n0, m0, e,
+                                            [](const float *x) { return *x; });
     }
   return st;
 }
