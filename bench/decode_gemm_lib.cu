@@ -81,10 +81,36 @@ static bool benchM8TwoBlocks(int64_t M, int64_t N) {
                                   : decodeM8TwoBlocks(M, N, benchSms());
 }
 
+/// A split-K workspace (DecodeSplitArgs' part and arrive) grown on demand:
+/// outside graph capture (the benchmark's warm-up call of each shape grows
+/// it), counters zeroed when allocated and reset by the kernels.
+struct BenchSplitWorkspace {
+  float *part = nullptr;
+  uint32_t *arrive = nullptr;
+  int64_t partCap = 0, arriveCap = 0;
+  /// Room for nPart floats and nArrive counters; false on a CUDA error.
+  bool grow(int64_t nPart, int64_t nArrive) {
+    if (nPart > partCap) {
+      if (part)
+        cudaFree(part);
+      if (cudaMalloc(&part, nPart * sizeof(float)) != cudaSuccess)
+        return false;
+      partCap = nPart;
+    }
+    if (nArrive > arriveCap) {
+      if (arrive)
+        cudaFree(arrive);
+      if (cudaMalloc(&arrive, nArrive * sizeof(uint32_t)) != cudaSuccess ||
+          cudaMemset(arrive, 0, nArrive * sizeof(uint32_t)) != cudaSuccess)
+        return false;
+      arriveCap = nArrive;
+    }
+    return true;
+  }
+};
+
 /// The first kernel (DecodeGemm.h) as the runtime launches it: the variant
-/// by M, split-K by decodeSplitPlan with a static workspace grown on demand
-/// (outside graph capture: the benchmark's warm-up call of each shape grows
-/// it; counters zeroed when allocated and reset by the kernel). `plan`
+/// by M, split-K by decodeSplitPlan with a BenchSplitWorkspace. `plan`
 /// (optional, 2 ints): splits, blocks. Returns 0, 1 for bad operands, 2 on
 /// a CUDA error.
 extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
@@ -99,26 +125,11 @@ extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
     return 1;
   const int rows = decodeKernelRows<DecodeMapNv>(M);
   const DecodeSplitPlan pl = benchSplitPlan(M, N, K, rows);
-  static float *part = nullptr;
-  static uint32_t *arrive = nullptr;
-  static int64_t partCap = 0, arriveCap = 0;
-  const int64_t nPart = decodePartFloats(pl, M, N);
-  const int64_t nArrive = pl.splits > 1 ? pl.tiles : 0;
-  if (nPart > partCap) {
-    if (part)
-      cudaFree(part);
-    if (cudaMalloc(&part, nPart * sizeof(float)) != cudaSuccess)
-      return 2;
-    partCap = nPart;
-  }
-  if (nArrive > arriveCap) {
-    if (arrive)
-      cudaFree(arrive);
-    if (cudaMalloc(&arrive, nArrive * sizeof(uint32_t)) != cudaSuccess ||
-        cudaMemset(arrive, 0, nArrive * sizeof(uint32_t)) != cudaSuccess)
-      return 2;
-    arriveCap = nArrive;
-  }
+  static BenchSplitWorkspace wsp;
+  if (!wsp.grow(decodePartFloats(pl, M, N), pl.splits > 1 ? pl.tiles : 0))
+    return 2;
+  float *part = wsp.part;
+  uint32_t *arrive = wsp.arrive;
   const int64_t tilesN = (N + kDecodeTileN - 1) / kDecodeTileN;
   DecodeSplitArgs a{{(const uint8_t *)q, (const float *)xs, (const uint8_t *)w,
                      (const float *)ws, (uint16_t *)out, M, N, K, ldq, xs0, xs1,
@@ -158,10 +169,8 @@ extern "C" int fp8q_bench_decode_gemm(const void *q, const void *xs,
   return cudaGetLastError() == cudaSuccess ? 0 : 2;
 }
 
-/// The v2 kernel (DecodeGemmV2.h): same operands; the split-K workspace is
-/// a static buffer grown on demand (outside graph capture: the benchmark's
-/// warm-up call of each shape grows it), counters zeroed when allocated and
-/// reset by the kernel. Returns 0, or 1 for bad operands, 2 on a CUDA error.
+/// The v2 kernel (DecodeGemmV2.h): same operands, its own
+/// BenchSplitWorkspace. Returns 0, or 1 for bad operands, 2 on a CUDA error.
 /// `plan` (optional, 4 ints): rows, splits, tilesN * tilesM, kbPer.
 extern "C" int
 fp8q_bench_decode_gemm_v2(const void *q, const void *xs, const void *w,
@@ -172,28 +181,13 @@ fp8q_bench_decode_gemm_v2(const void *q, const void *xs, const void *w,
   if (M < 1 || N < 1 || K < 16 || K % 16 || ldq % 16 || ldw % 16 ||
       (preshuffled && (N % 16 || K % 32)))
     return 1;
-  static float *part = nullptr;
-  static uint32_t *arrive = nullptr;
-  static int64_t partCap = 0, arriveCap = 0;
   const int rows = decode2KernelRows<DecodeMapNv>(M);
   const Decode2Plan pl = decode2Plan(M, N, K, rows, benchSms());
-  const int64_t nPart = decode2PartFloats(pl, M, N);
-  const int64_t nArrive = decode2Counters(pl);
-  if (nPart > partCap) {
-    if (part)
-      cudaFree(part);
-    if (cudaMalloc(&part, nPart * sizeof(float)) != cudaSuccess)
-      return 2;
-    partCap = nPart;
-  }
-  if (nArrive > arriveCap) {
-    if (arrive)
-      cudaFree(arrive);
-    if (cudaMalloc(&arrive, nArrive * sizeof(uint32_t)) != cudaSuccess ||
-        cudaMemset(arrive, 0, nArrive * sizeof(uint32_t)) != cudaSuccess)
-      return 2;
-    arriveCap = nArrive;
-  }
+  static BenchSplitWorkspace wsp;
+  if (!wsp.grow(decode2PartFloats(pl, M, N), decode2Counters(pl)))
+    return 2;
+  float *part = wsp.part;
+  uint32_t *arrive = wsp.arrive;
   if (plan) {
     plan[0] = rows;
     plan[1] = pl.splits;

@@ -344,40 +344,49 @@ std::vector<uint8_t> preshuffledWeight(const Problem &pr) {
   return w;
 }
 
+/// Whether preshuffle_16x16 can hold an N x K weight.
+bool preshuffleFits(int64_t N, int64_t K) { return N % 16 == 0 && K % 32 == 0; }
+
+/// Runs the variant a launcher picks for M with `splits` K splits on a
+/// seeded problem, checks the matrix instructions issued (every m tile of
+/// every block and split-independent: each K block once per tile) and the
+/// output against both references.
+void expectModelMatches(Isa isa, int64_t M, int64_t N, int64_t K, unsigned seed,
+                        bool shuffled, int splits) {
+  const Fp8 fp8 = isa == Isa::Gfx942 ? Fp8::E4M3FNUZ : Fp8::E4M3FN;
+  Problem pr(M, N, K, fp8, seed);
+  std::vector<uint16_t> out(pr.M * pr.N, 0xffff); // NaN sentinel
+  DecodeGemmArgs a = pr.args(out.data());
+  std::vector<uint8_t> wShuf;
+  if (shuffled) {
+    wShuf = preshuffledWeight(pr);
+    a.w = wShuf.data();
+  }
+  const bool nv = isa == Isa::Nv;
+  const int rows = nv ? decodeKernelRows<DecodeMapNv>(pr.M)
+                      : decodeKernelRows<DecodeMapAmd>(pr.M);
+  const int64_t calls =
+      nv ? runVariant<DecodeMapNv>(a, fp8, rows, shuffled, splits)
+         : runVariant<DecodeMapAmd>(a, fp8, rows, shuffled, splits);
+  const int64_t tileM = nv ? DecodeMapNv::kTileM : DecodeMapAmd::kTileM;
+  const int64_t tilesN = (pr.N + kDecodeTileN - 1) / kDecodeTileN;
+  // Every m tile of every block, whether or not rows reach into it.
+  const int64_t mTiles = (pr.M + rows - 1) / rows * (rows / tileM);
+  // NVIDIA: four m16n8k32 per K block; AMD: the model counts one per
+  // 16x16x128 (or its 4 x32 steps).
+  EXPECT_EQ(calls, tilesN * mTiles * pr.G * (nv ? 4 : 1));
+  expectMatchesReferences(pr, out);
+}
+
 class DecodeGemmModelTest
     : public ::testing::TestWithParam<std::tuple<Isa, Shape, bool>> {};
 
 TEST_P(DecodeGemmModelTest, MatchesReferences) {
   auto [isa, s, shuffled] = GetParam();
-  const Fp8 fp8 = isa == Isa::Gfx942 ? Fp8::E4M3FNUZ : Fp8::E4M3FN;
-  Problem pr(s.M, s.N, s.K, fp8, (unsigned)(s.M * 977 + s.N * 13 + s.K));
-  std::vector<uint16_t> out(pr.M * pr.N, 0xffff); // NaN sentinel
-  DecodeGemmArgs a = pr.args(out.data());
-  std::vector<uint8_t> wShuf;
-  if (shuffled) {
-    if (pr.N % 16 || pr.K % 32)
-      GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
-    wShuf = preshuffledWeight(pr);
-    a.w = wShuf.data();
-  }
-  int64_t calls, tileM, perBlock;
-  if (isa == Isa::Nv) {
-    const int rows = decodeKernelRows<DecodeMapNv>(pr.M);
-    calls = runVariant<DecodeMapNv>(a, fp8, rows, shuffled);
-    tileM = DecodeMapNv::kTileM;
-    perBlock = 4;
-    // Every m tile of every block, whether or not rows reach into it.
-    tileM = (pr.M + rows - 1) / rows * (rows / tileM);
-  } else {
-    const int rows = decodeKernelRows<DecodeMapAmd>(pr.M);
-    calls = runVariant<DecodeMapAmd>(a, fp8, rows, shuffled);
-    perBlock = 1; // the model counts one per 16x16x128 (or its 4 x32 steps)
-    tileM = (pr.M + rows - 1) / rows * (rows / DecodeMapAmd::kTileM);
-  }
-  const int64_t tilesN = (pr.N + kDecodeTileN - 1) / kDecodeTileN;
-  EXPECT_EQ(calls, tilesN * tileM * pr.G * perBlock);
-
-  expectMatchesReferences(pr, out);
+  if (shuffled && !preshuffleFits(s.N, s.K))
+    GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
+  expectModelMatches(isa, s.M, s.N, s.K, (unsigned)(s.M * 977 + s.N * 13 + s.K),
+                     shuffled, 1);
 }
 
 std::string paramName(
@@ -416,28 +425,10 @@ class DecodeGemmSplitTest
 
 TEST_P(DecodeGemmSplitTest, MatchesReferences) {
   auto [isa, s, shuffled] = GetParam();
-  const Fp8 fp8 = isa == Isa::Gfx942 ? Fp8::E4M3FNUZ : Fp8::E4M3FN;
-  Problem pr(s.M, s.N, s.K, fp8, (unsigned)(s.M * 131 + s.N * 7 + s.K));
-  std::vector<uint16_t> out(pr.M * pr.N, 0xffff); // NaN sentinel
-  DecodeGemmArgs a = pr.args(out.data());
-  std::vector<uint8_t> wShuf;
-  if (shuffled) {
-    if (pr.N % 16 || pr.K % 32)
-      GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
-    wShuf = preshuffledWeight(pr);
-    a.w = wShuf.data();
-  }
-  const bool nv = isa == Isa::Nv;
-  const int rows = nv ? decodeKernelRows<DecodeMapNv>(pr.M)
-                      : decodeKernelRows<DecodeMapAmd>(pr.M);
-  const int64_t calls =
-      nv ? runVariant<DecodeMapNv>(a, fp8, rows, shuffled, s.splits)
-         : runVariant<DecodeMapAmd>(a, fp8, rows, shuffled, s.splits);
-  const int64_t tileM = nv ? DecodeMapNv::kTileM : DecodeMapAmd::kTileM;
-  const int64_t tilesN = (pr.N + kDecodeTileN - 1) / kDecodeTileN;
-  const int64_t mTiles = (pr.M + rows - 1) / rows * (rows / tileM);
-  EXPECT_EQ(calls, tilesN * mTiles * pr.G * (nv ? 4 : 1));
-  expectMatchesReferences(pr, out);
+  if (shuffled && !preshuffleFits(s.N, s.K))
+    GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
+  expectModelMatches(isa, s.M, s.N, s.K, (unsigned)(s.M * 131 + s.N * 7 + s.K),
+                     shuffled, s.splits);
 }
 
 std::string splitParamName(

@@ -126,32 +126,11 @@ std::mutex cacheMutex;
 std::map<int, cublasLtHandle_t> handles;
 std::map<Key, std::unique_ptr<Plan>> plans;
 
-/// One kWorkspace-byte cuBLASLt workspace per stream, as PyTorch keeps one
-/// per handle and stream: consecutive GEMMs of a step share it in stream
-/// order, and a captured step holds no allocation node per GEMM for it.
-/// Made on first use outside a graph capture (cudaMalloc is not allowed
-/// inside one); null while capturing before that (the caller then
-/// allocates stream-ordered). Never freed.
+/// The cuBLASLt workspace of `stream` (streamBufferOf: kWorkspace bytes);
+/// null while capturing before its first use (the caller then allocates
+/// stream-ordered).
 void *streamWorkspace(hipStream_t stream) {
-  static std::mutex m;
-  static std::map<hipStream_t, void *> workspaces;
-  std::lock_guard<std::mutex> lock(m);
-  auto it = workspaces.find(stream);
-  if (it != workspaces.end())
-    return it->second;
-  hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
-  if (hipStreamIsCapturing(stream, &capture) != hipSuccess ||
-      capture != hipStreamCaptureStatusNone) {
-    (void)hipGetLastError();
-    return nullptr;
-  }
-  void *w = nullptr;
-  if (hipMalloc(&w, kWorkspace) != hipSuccess) {
-    (void)hipGetLastError();
-    return nullptr;
-  }
-  workspaces[stream] = w;
-  return w;
+  return streamBufferOf(stream, StreamBuffer::CublasLtWorkspace, kWorkspace, 0);
 }
 
 /// Builds the plan; false (with `why`) when cuBLASLt refuses the shape.

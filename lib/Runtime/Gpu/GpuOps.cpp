@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 using namespace fp8q::kern;
 
@@ -506,33 +507,33 @@ int32_t preshuffleOp(Exec &ex, fp8q_memref_2d *src, fp8q_memref_2d *dst,
   return ex.finish();
 }
 
-void *splitWorkspaceOf(void *streamHandle) {
+void *streamBufferOf(void *streamHandle, StreamBuffer purpose, int64_t bytes,
+                     int64_t zeroBytes) {
   static std::mutex m;
-  static std::map<hipStream_t, void *> workspaces;
-  const hipStream_t stream = (hipStream_t)streamHandle;
+  static std::map<std::pair<hipStream_t, StreamBuffer>, void *> buffers;
+  const auto key = std::make_pair((hipStream_t)streamHandle, purpose);
   std::lock_guard<std::mutex> lock(m);
-  auto it = workspaces.find(stream);
-  if (it != workspaces.end())
+  auto it = buffers.find(key);
+  if (it != buffers.end())
     return it->second;
   hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
-  if (hipStreamIsCapturing(stream, &capture) != hipSuccess ||
+  if (hipStreamIsCapturing(key.first, &capture) != hipSuccess ||
       capture != hipStreamCaptureStatusNone) {
     (void)hipGetLastError();
     return nullptr;
   }
   void *w = nullptr;
-  if (hipMalloc(&w, kSplitWorkspaceBytes) != hipSuccess) {
+  if (hipMalloc(&w, (size_t)bytes) != hipSuccess) {
     (void)hipGetLastError();
     return nullptr;
   }
-  // Synchronous: the counters are zero before any kernel of any stream
-  // reads them.
-  if (hipMemset(w, 0, kSplitCounterBytes) != hipSuccess) {
+  // Synchronous: zero before any kernel of any stream reads it.
+  if (zeroBytes > 0 && hipMemset(w, 0, (size_t)zeroBytes) != hipSuccess) {
     (void)hipGetLastError();
     (void)hipFree(w);
     return nullptr;
   }
-  workspaces[stream] = w;
+  buffers[key] = w;
   return w;
 }
 

@@ -69,14 +69,26 @@ public:
 constexpr int64_t kSplitWorkspaceBytes = 4 << 20;
 constexpr int64_t kSplitCounterBytes = 16 << 10;
 
-/// One kSplitWorkspaceBytes workspace per stream (null: the legacy default
-/// stream) for the decode GEMM's split-K, as cuBLASLt keeps one per stream:
-/// consecutive GEMMs of a step share it in stream order, and a captured
-/// step holds no allocation node for it. Made and zeroed on first use
+/// What a per-stream device buffer (streamBufferOf) is for.
+enum class StreamBuffer { CublasLtWorkspace, DecodeSplit };
+
+/// One `bytes`-byte device buffer per stream (null: the legacy default
+/// stream) and purpose, as PyTorch keeps one cuBLASLt workspace per handle
+/// and stream: consecutive kernels of a step share it in stream order, and
+/// a captured step holds no allocation node for it. Made on first use
 /// outside a graph capture (hipMalloc / hipMemset are not allowed inside
-/// one); null during a capture before that, or when the device is out of
-/// memory. Never freed.
-void *splitWorkspaceOf(void *stream);
+/// one), its first `zeroBytes` zeroed synchronously; null during a capture
+/// before that, or when the device is out of memory. Never freed. A
+/// purpose's `bytes` must be the same on every call.
+void *streamBufferOf(void *stream, StreamBuffer purpose, int64_t bytes,
+                     int64_t zeroBytes);
+
+/// The decode GEMM's split-K workspace of `stream` (kSplitWorkspaceBytes,
+/// its counters zero).
+inline void *splitWorkspaceOf(void *stream) {
+  return streamBufferOf(stream, StreamBuffer::DecodeSplit, kSplitWorkspaceBytes,
+                        kSplitCounterBytes);
+}
 
 /// quantize (rms == false) or rms_norm_quantize: the ABI's arguments.
 int32_t quantizeOp(Exec &ex, Act t, fp8q_memref_2d *x, fp8q_memref_1d *gamma,
