@@ -19,7 +19,10 @@ prints one short line per (shape, M) instead (for sweeps).
 
 Usage: python3 decode_gemm_h200.py <libdecode.so> [--iters N]
        [--shapes 6144x2048,...] [--ms 1,16,64] [--only-v2] [--no-v2]
-       [--compact TAG]
+       [--compact TAG] [--profile]
+--profile (bench/decode_gemm_ncu.sh): no timing; per (shape, M) one launch
+of the first kernel (plain weight) and of cuBLAS, between
+cudaProfilerStart / Stop, for Nsight Compute's --profile-from-start off.
 Every kernel of the library (both designs, the read-only kernel) is
 launched programmatically (PDL), as the CUDA runtime launches fp8q
 kernels; FP8Q_PDL=0 launches them ordinarily (bench/decode_gemm_lib.cu).
@@ -47,6 +50,8 @@ def main():
                        help="skip the second kernel")
     ap.add_argument("--compact", default="",
                     help="one short line per (shape, M), tagged")
+    ap.add_argument("--profile", action="store_true",
+                    help="one profiled launch per kernel, no timing")
     args = ap.parse_args()
     ms = [int(x) for x in args.ms.split(",")] if args.ms else MS
     say = (lambda *a, **k: None) if args.compact else print
@@ -94,6 +99,9 @@ def main():
         return statistics.median(ts)
 
     stream = torch.cuda.Stream()
+    if args.profile:
+        return profile(args, ms, fn, plan1, None if args.no_v2 else fn2,
+                       torch, F, dev, gen)
     # Copy bandwidth: 1 GiB, read + write.
     src = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
     dst = torch.empty_like(src)
@@ -247,12 +255,8 @@ def main():
             try:
                 if args.only_v2:
                     raise RuntimeError("skipped (--only-v2)")
-                g4 = (g + 3) // 4 * 4
-                sbs = []
-                for i in range(ring):
-                    sb = torch.zeros(nb, g4, device=dev)
-                    sb[:, :g] = wsc[i]
-                    sbs.append(sb.t())
+                sbs = [blockwise_scales(torch, wsc[i], nb, g, dev)
+                       for i in range(ring)]
                 couts = [None] * ring
 
                 def run_cublas():
@@ -298,6 +302,73 @@ def main():
     else:
         print(f"DONE fails={fails}")
     return 1 if fails else 0
+
+
+def blockwise_scales(torch, wsc, nb, g, dev):
+    """cuBLAS's 128x128 weight scale: [G4, NB] with G padded to 4."""
+    sb = torch.zeros(nb, (g + 3) // 4 * 4, device=dev)
+    sb[:, :g] = wsc
+    return sb.t()
+
+
+def profile(args, ms, fn, plan1, fn2, torch, F, dev, gen):
+    """--profile: per (shape, M), after a warm-up launch of each, one
+    launch of the first kernel, of the second (fn2, unless --no-v2) and one
+    cuBLAS GEMM (where it runs) between
+    cudaProfilerStart and Stop; prints which launches were profiled, in
+    order, so the profiler's kernels can be matched to shapes."""
+    shapes = SHAPES
+    if args.shapes:
+        shapes = [tuple(int(x) for x in s.split("x"))
+                  for s in args.shapes.split(",")]
+    fp8 = torch.float8_e4m3fn
+    plan2 = (ctypes.c_int * 4)()
+    for n, k in shapes:
+        g, nb = (k + 127) // 128, (n + 127) // 128
+        w = (torch.randn(n, k, device=dev, generator=gen) * 0.05).to(fp8)
+        wsc = torch.rand(nb, g, device=dev, generator=gen) * 1e-2 + 1e-3
+        sb = blockwise_scales(torch, wsc, nb, g, dev)
+        for m in ms:
+            q = torch.randn(m, k, device=dev, generator=gen).to(fp8)
+            xs = torch.empty_strided((m, g), (1, m), device=dev)
+            xs.copy_(torch.rand(m, g, device=dev, generator=gen) + 0.5)
+            out = torch.empty(m, n, dtype=torch.bfloat16, device=dev)
+            sptr = torch.cuda.current_stream().cuda_stream
+
+            def one_fp8q():
+                if fn(q.data_ptr(), xs.data_ptr(), w.data_ptr(),
+                      wsc.data_ptr(), out.data_ptr(), m, n, k, k, 1, m, k,
+                      g, 1, n, 0, sptr, plan1):
+                    sys.exit("launch failed")
+                if fn2 and fn2(q.data_ptr(), xs.data_ptr(), w.data_ptr(),
+                               wsc.data_ptr(), out.data_ptr(), m, n, k, k, 1,
+                               m, k, g, 1, n, 0, sptr, plan2):
+                    sys.exit("v2 launch failed")
+
+            def one_cublas():
+                F.scaled_mm(q, w.t(), xs, F.ScalingType.BlockWise1x128, sb,
+                            F.ScalingType.BlockWise128x128,
+                            output_dtype=torch.bfloat16)
+            one_fp8q()
+            try:
+                one_cublas()
+                cublas = True
+            except Exception:  # cuBLAS refuses M = 1: profile fp8q only
+                cublas = False
+            torch.cuda.synchronize()
+            torch.cuda.profiler.start()
+            one_fp8q()
+            if cublas:
+                one_cublas()
+            torch.cuda.synchronize()
+            torch.cuda.profiler.stop()
+            print(f"PROFILED N={n} K={k} M={m} fp8q split{plan1[0]}/"
+                  f"{plan1[1]}blk" + (f" + v2 R{plan2[0]}/split{plan2[1]}/"
+                                     f"{plan2[2] * plan2[1]}blk" if fn2
+                                     else "")
+                  + (" + cublas" if cublas else ""),
+                  flush=True)
+    return 0
 
 
 if __name__ == "__main__":

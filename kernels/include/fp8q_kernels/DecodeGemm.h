@@ -159,40 +159,89 @@ FP8Q_HOSTDEV inline Bytes16 decodeLoad16(const uint8_t *p) {
   return *reinterpret_cast<const Bytes16 *>(p);
 }
 
-/// Loads 32 bytes of row `row` at byte `k` of a row-major [rows, K] matrix:
-/// zeros past the last row and for each 16-byte half at or past K.
-template <bool Stream>
-FP8Q_HOSTDEV inline DecodeFrag loadDecodeFrag(const uint8_t *base, int64_t row,
-                                              int64_t rows, int64_t ld,
-                                              int64_t k, int64_t K) {
+/// Bytes between consecutive K blocks of one lane's weight stream in
+/// layout L, and between the two 16-byte halves of its 32 bytes. With
+/// preshuffle_16x16 (SPEC; requires N % 16 == 0, K % 32 == 0) a tile's 16
+/// rows are one contiguous run over all of K and a K block's 16 x 128 bytes
+/// one 2 KiB piece (preshuffleOffset), so a block streams one contiguous
+/// region.
+template <WLayout L> FP8Q_HOSTDEV constexpr int64_t decodeWKbStride() {
+  return L == WLayout::Plain ? kGroup : kDecodeTileN * kGroup;
+}
+template <WLayout L> FP8Q_HOSTDEV constexpr int decodeWHalfOffset() {
+  return L == WLayout::Plain ? 16 : 16 * kDecodeTileN;
+}
+
+/// 32 bytes at p, the second half at p + half. Full: the lane's K block
+/// lies inside K (no check); otherwise `kLeft` = K minus the lane's k, and
+/// each 16-byte half at or past K is zero (K % 16 == 0).
+template <bool Stream, bool Full>
+FP8Q_HOSTDEV inline DecodeFrag decodeLoad32(const uint8_t *p, int half,
+                                            int64_t kLeft) {
   DecodeFrag f{};
-  if (row >= rows)
-    return f;
-  const uint8_t *p = base + row * ld + k;
-  if (k < K)
+  if (Full || kLeft > 0)
     f.lo = decodeLoad16<Stream>(p);
-  if (k + 16 < K)
-    f.hi = decodeLoad16<Stream>(p + 16);
+  if (Full || kLeft > 16)
+    f.hi = decodeLoad16<Stream>(p + half);
   return f;
 }
 
-/// The weight's 32 bytes of row n at k (k % 32 == 0) in layout L. With
-/// preshuffle_16x16 (SPEC; requires N % 16 == 0, K % 32 == 0) a tile's 16
-/// rows are one contiguous run over all of K and a K block's 16 x 128 bytes
-/// one 2 KiB piece, so a block streams one contiguous region.
-template <WLayout L>
-FP8Q_HOSTDEV inline DecodeFrag loadDecodeWeight(const DecodeGemmArgs &p,
-                                                int64_t n, int64_t k) {
-  if constexpr (L == WLayout::Plain) {
-    return loadDecodeFrag<true>(p.w, n, p.N, p.ldw, k, p.K);
-  } else {
-    DecodeFrag f{};
-    if (n >= p.N || k >= p.K)
-      return f;
-    f.lo = decodeLoad16<true>(p.w + preshuffleOffset(n, k, p.K));
-    f.hi = decodeLoad16<true>(p.w + preshuffleOffset(n, k + 16, p.K));
-    return f;
+/// Whether a K block lies inside K, as a type (the loaders' Full argument
+/// from a runtime branch; kernels include no standard headers).
+template <bool B> struct DecodeFull { static constexpr bool value = B; };
+
+/// A lane's operand addresses at K block 0, computed once per wave
+/// (decodeLaneBase); K block kb is kb * decodeWKbStride<L>() bytes on in
+/// the weight, kb * kGroup in the activations, kb * ws1 / xs1 floats on in
+/// the scales, so the K loop does no index arithmetic beyond one add per
+/// stream. Rows past N or M are clamped to the last row: a weight row only
+/// reaches outputs of its n and an activation row outputs of its m, which
+/// decodeStoreOne drops, so the loads need no row check and the rows they
+/// feed stay finite.
+template <class Map, int MT> struct DecodeLaneBase {
+  const uint8_t *w[Map::kWRows];
+  const uint8_t *x[MT];
+  const float *xs[MT][Map::kAccRows];
+  const float *ws;
+  int64_t kOff; ///< the lane's byte offset in a K block (Map::kOff)
+};
+
+template <class Map, int MT, WLayout L>
+FP8Q_HOSTDEV inline DecodeLaneBase<Map, MT>
+decodeLaneBase(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int lane) {
+  DecodeLaneBase<Map, MT> b;
+  b.kOff = Map::kOff(lane);
+  auto clamp = [](int64_t v, int64_t rows) { return v < rows ? v : rows - 1; };
+  FP8Q_UNROLL
+  for (int r = 0; r < Map::kWRows; ++r) {
+    const int64_t n = clamp(n0 + Map::wRow(lane, r), p.N);
+    b.w[r] = p.w + (L == WLayout::Plain ? n * p.ldw + b.kOff
+                                        : preshuffleOffset(n, b.kOff, p.K));
   }
+  b.ws = p.ws + (n0 / kGroup) * p.ws0; // 16 | 128: one scale row per tile
+  FP8Q_UNROLL
+  for (int t = 0; t < MT; ++t) {
+    const int64_t mt0 = m0 + t * Map::kTileM;
+    b.x[t] = p.q + clamp(mt0 + Map::xRow(lane), p.M) * p.ldq + b.kOff;
+    FP8Q_UNROLL
+    for (int r = 0; r < Map::kAccRows; ++r)
+      b.xs[t][r] = p.xs + clamp(mt0 + Map::accM(lane, r), p.M) * p.xs0;
+  }
+  return b;
+}
+
+/// A lane's weight bytes of K block kb.
+template <class Map, int MT, WLayout L, bool Full>
+FP8Q_HOSTDEV inline DecodeWFrag<Map>
+loadDecodeWeight(const DecodeGemmArgs &p, const DecodeLaneBase<Map, MT> &b,
+                 int64_t kb) {
+  DecodeWFrag<Map> f;
+  const int64_t kLeft = p.K - kb * kGroup - b.kOff;
+  FP8Q_UNROLL
+  for (int r = 0; r < Map::kWRows; ++r)
+    f.row[r] = decodeLoad32<true, Full>(b.w[r] + kb * decodeWKbStride<L>(),
+                                        decodeWHalfOffset<L>(), kLeft);
+  return f;
 }
 
 /// Issue 21's switch: 1 loads a round's activation bytes and scales with
@@ -231,24 +280,21 @@ template <class Map, int MT> struct DecodeRound {
   DecodeXOps<Map, MT> ops;
 };
 
-/// Lane `lane`'s DecodeXOps of K block kb (kb < kBlocks) for the m tiles
-/// from m0 and weight-scale row nb.
-template <class Map, int MT>
+/// A lane's DecodeXOps of K block kb (kb < kBlocks).
+template <class Map, int MT, bool Full>
 FP8Q_HOSTDEV inline DecodeXOps<Map, MT>
-loadDecodeXOps(const DecodeGemmArgs &p, int64_t m0, int64_t nb, int64_t kb,
-               int lane) {
+loadDecodeXOps(const DecodeGemmArgs &p, const DecodeLaneBase<Map, MT> &b,
+               int64_t kb) {
   DecodeXOps<Map, MT> o;
-  o.ws = p.ws[scaleOffset(nb, kb, p.ws0, p.ws1)];
+  o.ws = b.ws[kb * p.ws1];
+  const int64_t kLeft = p.K - kb * kGroup - b.kOff;
+  const int64_t xsOff = kb * p.xs1;
   FP8Q_UNROLL
   for (int t = 0; t < MT; ++t) {
-    const int64_t mt0 = m0 + t * Map::kTileM;
-    o.x[t] = loadDecodeFrag<false>(p.q, mt0 + Map::xRow(lane), p.M, p.ldq,
-                                   kb * kGroup + Map::kOff(lane), p.K);
+    o.x[t] = decodeLoad32<false, Full>(b.x[t] + kb * kGroup, 16, kLeft);
     FP8Q_UNROLL
-    for (int r = 0; r < Map::kAccRows; ++r) {
-      const int64_t m = mt0 + Map::accM(lane, r);
-      o.xs[t][r] = m < p.M ? p.xs[scaleOffset(m, kb, p.xs0, p.xs1)] : 0.0f;
-    }
+    for (int r = 0; r < Map::kAccRows; ++r)
+      o.xs[t][r] = b.xs[t][r][xsOff];
   }
   return o;
 }
@@ -263,13 +309,15 @@ decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
   typename Wave::template Lanes<DecodeAccs<MT>> total =
       W.map([&](int) { return DecodeAccs<MT>{}; });
   const int64_t kBlocks = kbHi;
-  const int64_t nb = n0 / kGroup; // 16 | 128: one weight-scale row per tile
   constexpr int kStep = decodeWaves<Map>();
+  typename Wave::template Lanes<DecodeLaneBase<Map, MT>> base = W.map(
+      [&](int lane) { return decodeLaneBase<Map, MT, L>(p, n0, m0, lane); });
   // Rounds of kDecodeUnroll K blocks, software-pipelined: the loads of
   // round r + 1 are requested before round r's matrix steps, so the weight
   // stream stays in flight while round r computes (each lane: 2 * 32 *
   // kWRows * U weight bytes, and with decodePrefetchX the round's
   // activation bytes and scales, so that a round waits on one set of loads).
+  // Every K block but a partial last one (K % 128 != 0) loads unchecked.
   constexpr bool kPrefetchX = decodePrefetchX<Map, MT>();
   using Round = typename Wave::template Lanes<DecodeRound<Map, MT>>;
   Round a[kDecodeUnroll], next[kDecodeUnroll];
@@ -277,18 +325,22 @@ decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
     FP8Q_UNROLL
     for (int u = 0; u < kDecodeUnroll; ++u) {
       const int64_t kb = kb0 + u * kStep;
-      dst[u] = W.map([&](int lane) {
-        DecodeRound<Map, MT> f{};
-        if (kb >= kBlocks)
+      auto load = [&](auto full) {
+        constexpr bool kFull = decltype(full)::value;
+        return W.map([&](int lane) {
+          DecodeRound<Map, MT> f{};
+          f.w = loadDecodeWeight<Map, MT, L, kFull>(p, W.at(base, lane), kb);
+          if constexpr (kPrefetchX)
+            f.ops = loadDecodeXOps<Map, MT, kFull>(p, W.at(base, lane), kb);
           return f;
-        FP8Q_UNROLL
-        for (int r = 0; r < Map::kWRows; ++r)
-          f.w.row[r] = loadDecodeWeight<L>(p, n0 + Map::wRow(lane, r),
-                                           kb * kGroup + Map::kOff(lane));
-        if constexpr (kPrefetchX)
-          f.ops = loadDecodeXOps<Map, MT>(p, m0, nb, kb, lane);
-        return f;
-      });
+        });
+      };
+      if (kb >= kBlocks) // uniform per wave, as the two below
+        dst[u] = W.map([&](int) { return DecodeRound<Map, MT>{}; });
+      else if ((kb + 1) * kGroup <= p.K)
+        dst[u] = load(DecodeFull<true>{});
+      else
+        dst[u] = load(DecodeFull<false>{});
     }
   };
   auto computeRound = [&](int64_t kb0, Round *rd) {
@@ -297,10 +349,19 @@ decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
       const int64_t kb = kb0 + u * kStep;
       if (kb >= kBlocks) // uniform per wave
         continue;
-      if constexpr (!kPrefetchX)
-        W.each([&](int lane) {
-          W.at(rd[u], lane).ops = loadDecodeXOps<Map, MT>(p, m0, nb, kb, lane);
-        });
+      if constexpr (!kPrefetchX) {
+        auto load = [&](auto full) {
+          W.each([&](int lane) {
+            W.at(rd[u], lane).ops =
+                loadDecodeXOps<Map, MT, decltype(full)::value>(
+                    p, W.at(base, lane), kb);
+          });
+        };
+        if ((kb + 1) * kGroup <= p.K)
+          load(DecodeFull<true>{});
+        else
+          load(DecodeFull<false>{});
+      }
       FP8Q_UNROLL
       for (int t = 0; t < MT; ++t) {
         typename Wave::template Lanes<DecodeWFrag<Map>> wf =
