@@ -61,7 +61,8 @@ keys = [h for h in head if h in short or "stalled" in h]
 def name(h):
     return short.get(h) or h.split("stalled_")[1].replace(".ratio", "")
 units = rows[1] if not rows[1][0].isdigit() else [""] * len(head)
-scale = {"nsecond": 1e-3, "usecond": 1, "msecond": 1e3, "byte": 1e-6,
+scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1, "us": 1, "msecond": 1e3,
+         "ms": 1e3, "byte": 1e-6,
          "Kbyte": 1e-3, "Mbyte": 1, "Gbyte": 1e3}
 def val(r, h):
     v = r[col[h]].replace(",", "")

@@ -153,7 +153,8 @@ __device__ inline void decodeGemmBody(const DecodeSplitArgs &a) {
   __shared__ float red[decodeReduceFloats<DecodeMap, MT>()];
   const DecodeGemmArgs &p = a.g;
   const int tid = threadId();
-  const int lane = tid % DecodeMap::kLanes, wave = tid / DecodeMap::kLanes;
+  const int lane = tid % DecodeMap::kLanes;
+  const int wave = waveUniform(tid / DecodeMap::kLanes);
   const int64_t n0 = blockIdX() * kDecodeTileN;
   const int64_t m0 = blockIdY() * (MT * DecodeMap::kTileM);
   const int split = (int)decodeBlockIdZ();

@@ -264,9 +264,9 @@ template <class Map, int MT> FP8Q_HOSTDEV constexpr bool decodePrefetchX() {
 
 /// A lane's operands of one K block beside the weight: the activation bytes
 /// of each m tile, the activation scale of each accumulator row it holds
-/// (0 past M) and the weight scale. All are L2 reads; loaded with the
-/// weight, they arrive in the shadow of the weight's HBM latency instead of
-/// adding an L2 round trip per K block after it.
+/// (rows past M clamped, DecodeLaneBase) and the weight scale. All are L2
+/// reads; loaded with the weight, they arrive in the shadow of the weight's
+/// HBM latency instead of adding an L2 round trip per K block after it.
 template <class Map, int MT> struct DecodeXOps {
   DecodeFrag x[MT];
   float xs[MT][Map::kAccRows];

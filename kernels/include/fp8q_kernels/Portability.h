@@ -206,6 +206,18 @@ __device__ inline int threadId() {
   return threadIdx.x;
 #endif
 }
+/// v, which the caller knows is equal in every lane of the wave (a wave
+/// index: threadId() / wave size), marked so: on AMD the compiler then
+/// keeps it and what derives from it in scalar registers and branches on it
+/// without exec masks (it cannot prove a thread-id quotient uniform);
+/// elsewhere v itself.
+__device__ inline int waveUniform(int v) {
+#if defined(FP8Q_AMDGCN)
+  return __builtin_amdgcn_readfirstlane(v);
+#else
+  return v;
+#endif
+}
 /// Block index along x and y.
 __device__ inline int64_t blockIdX() {
 #if defined(FP8Q_AMDGCN)
