@@ -452,6 +452,45 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Bool()),
     splitParamName);
 
+/// Strided operands whose bytes past K in each row are NaN codes: the
+/// kernel loads the K blocks inside K unchecked and only a partial last
+/// one with the K check (decodeLoad32's Full), so a K check that let a
+/// half past K through would put NaN into the outputs. Ragged M, N and K
+/// (the clamped rows past M and N are read in bounds: ASan), one and two
+/// splits, both lane maps.
+TEST(DecodeGemm, BytesPastKNeverReachOutputs) {
+  constexpr uint8_t kNaN = 0x7f; // E4M3FN NaN
+  for (Isa isa : {Isa::Nv, Isa::Gfx950})
+    for (Shape sh : {Shape{5, 40, 144}, Shape{1, 24, 272}, Shape{17, 8, 400}})
+      for (int splits : {1, 2}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "isa " << (int)isa << " M " << sh.M << " N " << sh.N
+                     << " K " << sh.K << " splits " << splits);
+        Problem pr(sh.M, sh.N, sh.K, Fp8::E4M3FN, (unsigned)(sh.K + splits));
+        const int64_t ld = (sh.K + 64 + 15) / 16 * 16;
+        auto padded = [&](const std::vector<uint8_t> &x, int64_t rows) {
+          std::vector<uint8_t> y(rows * ld, kNaN);
+          for (int64_t r = 0; r < rows; ++r)
+            std::copy_n(x.data() + r * sh.K, sh.K, y.data() + r * ld);
+          return y;
+        };
+        std::vector<uint8_t> q = padded(pr.q, sh.M), w = padded(pr.w, sh.N);
+        std::vector<uint16_t> out(sh.M * sh.N, 0xffff);
+        DecodeGemmArgs a = pr.args(out.data());
+        a.q = q.data();
+        a.ldq = ld;
+        a.w = w.data();
+        a.ldw = ld;
+        const int rows = isa == Isa::Nv ? decodeKernelRows<DecodeMapNv>(sh.M)
+                                        : decodeKernelRows<DecodeMapAmd>(sh.M);
+        if (isa == Isa::Nv)
+          runVariant<DecodeMapNv>(a, pr.fp8, rows, false, splits);
+        else
+          runVariant<DecodeMapAmd>(a, pr.fp8, rows, false, splits);
+        expectMatchesReferences(pr, out);
+      }
+}
+
 //===----------------------------------------------------------------------===//
 // Decode GEMM v2 (DecodeGemmV2.h)
 //===----------------------------------------------------------------------===//
