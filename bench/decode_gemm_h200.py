@@ -21,8 +21,9 @@ Usage: python3 decode_gemm_h200.py <libdecode.so> [--iters N]
        [--shapes 6144x2048,...] [--ms 1,16,64] [--only-v2] [--no-v2]
        [--compact TAG] [--profile]
 --profile (bench/decode_gemm_ncu.sh): no timing; per (shape, M) one launch
-of the first kernel (plain weight) and of cuBLAS, between
-cudaProfilerStart / Stop, for Nsight Compute's --profile-from-start off.
+each of the first kernel, v2 (unless --no-v2; plain weight) and cuBLAS,
+between cudaProfilerStart / Stop, for Nsight Compute's
+--profile-from-start off.
 Every kernel of the library (both designs, the read-only kernel) is
 launched programmatically (PDL), as the CUDA runtime launches fp8q
 kernels; FP8Q_PDL=0 launches them ordinarily (bench/decode_gemm_lib.cu).
@@ -119,10 +120,7 @@ def main():
     say(f"READ 1 GiB {t:.1f} us -> {read_bw:.2f} TB/s (16-byte loads)")
     del src, dst
 
-    shapes = SHAPES
-    if args.shapes:
-        shapes = [tuple(int(x) for x in s.split("x"))
-                  for s in args.shapes.split(",")]
+    shapes = parse_shapes(args)
     fails = 0
     for n, k in shapes:
         g, nb = (k + 127) // 128, (n + 127) // 128
@@ -139,27 +137,22 @@ def main():
         say(f"READ-ONLY N={n} K={k} {tr:.2f} us "
               f"{n * k / (tr * 1e-6) / 1e12:.2f} TB/s", flush=True)
         for m in ms:
-            q = torch.randn(m, k, device=dev, generator=gen).to(fp8)
-            # column-major [M, G] (ld = M): what fusion hands the GEMM
-            xs = torch.empty_strided((m, g), (1, m), device=dev)
-            xs.copy_(torch.rand(m, g, device=dev, generator=gen) + 0.5)
+            q, xs = activations(torch, m, k, g, dev, gen)
             outs = [torch.empty(m, n, dtype=torch.bfloat16, device=dev)
                     for _ in range(ring)]
             sptr = stream.cuda_stream
 
             def run_fp8q(weights, pre):
                 for i in range(ring):
-                    rc = fn(q.data_ptr(), xs.data_ptr(), weights[i].data_ptr(),
-                            wsc[i].data_ptr(), outs[i].data_ptr(), m, n, k, k,
-                            1, m, k, g, 1, n, pre, sptr, plan1)
+                    rc = fn(*gemm_args(q, xs, weights[i], wsc[i], outs[i],
+                                       pre, sptr), plan1)
                     if rc:
                         sys.exit(f"launch failed rc={rc}")
 
             def run_v2(weights, pre):
                 for i in range(ring):
-                    rc = fn2(q.data_ptr(), xs.data_ptr(), weights[i].data_ptr(),
-                             wsc[i].data_ptr(), outs[i].data_ptr(), m, n, k, k,
-                             1, m, k, g, 1, n, pre, sptr, plan)
+                    rc = fn2(*gemm_args(q, xs, weights[i], wsc[i], outs[i],
+                                        pre, sptr), plan)
                     if rc:
                         sys.exit(f"v2 launch failed rc={rc}")
             # Reference of the definition in float64 (entry 0).
@@ -304,6 +297,32 @@ def main():
     return 1 if fails else 0
 
 
+def parse_shapes(args):
+    """--shapes NxK,... or the default list."""
+    if not args.shapes:
+        return SHAPES
+    return [tuple(int(x) for x in s.split("x"))
+            for s in args.shapes.split(",")]
+
+
+def activations(torch, m, k, g, dev, gen):
+    """fp8 activations [M, K] and their scale, column-major [M, G] (ld =
+    M): what fusion hands the GEMM."""
+    q = torch.randn(m, k, device=dev, generator=gen).to(torch.float8_e4m3fn)
+    xs = torch.empty_strided((m, g), (1, m), device=dev)
+    xs.copy_(torch.rand(m, g, device=dev, generator=gen) + 0.5)
+    return q, xs
+
+
+def gemm_args(q, xs, w, wsc, out, pre, stream):
+    """The library launchers' arguments before the plan: dense row-major
+    q / w / out, xs column-major, w_scale [NB, G] row-major."""
+    m, k = q.shape
+    n, g = out.shape[1], xs.shape[1]
+    return (q.data_ptr(), xs.data_ptr(), w.data_ptr(), wsc.data_ptr(),
+            out.data_ptr(), m, n, k, k, 1, m, k, g, 1, n, pre, stream)
+
+
 def blockwise_scales(torch, wsc, nb, g, dev):
     """cuBLAS's 128x128 weight scale: [G4, NB] with G padded to 4."""
     sb = torch.zeros(nb, (g + 3) // 4 * 4, device=dev)
@@ -314,13 +333,10 @@ def blockwise_scales(torch, wsc, nb, g, dev):
 def profile(args, ms, fn, plan1, fn2, torch, F, dev, gen):
     """--profile: per (shape, M), after a warm-up launch of each, one
     launch of the first kernel, of the second (fn2, unless --no-v2) and one
-    cuBLAS GEMM (where it runs) between
-    cudaProfilerStart and Stop; prints which launches were profiled, in
-    order, so the profiler's kernels can be matched to shapes."""
-    shapes = SHAPES
-    if args.shapes:
-        shapes = [tuple(int(x) for x in s.split("x"))
-                  for s in args.shapes.split(",")]
+    cuBLAS GEMM (where it runs) between cudaProfilerStart and Stop; prints
+    which launches were profiled, in order, so the profiler's kernels can be
+    matched to shapes."""
+    shapes = parse_shapes(args)
     fp8 = torch.float8_e4m3fn
     plan2 = (ctypes.c_int * 4)()
     for n, k in shapes:
@@ -329,20 +345,15 @@ def profile(args, ms, fn, plan1, fn2, torch, F, dev, gen):
         wsc = torch.rand(nb, g, device=dev, generator=gen) * 1e-2 + 1e-3
         sb = blockwise_scales(torch, wsc, nb, g, dev)
         for m in ms:
-            q = torch.randn(m, k, device=dev, generator=gen).to(fp8)
-            xs = torch.empty_strided((m, g), (1, m), device=dev)
-            xs.copy_(torch.rand(m, g, device=dev, generator=gen) + 0.5)
+            q, xs = activations(torch, m, k, g, dev, gen)
             out = torch.empty(m, n, dtype=torch.bfloat16, device=dev)
             sptr = torch.cuda.current_stream().cuda_stream
 
             def one_fp8q():
-                if fn(q.data_ptr(), xs.data_ptr(), w.data_ptr(),
-                      wsc.data_ptr(), out.data_ptr(), m, n, k, k, 1, m, k,
-                      g, 1, n, 0, sptr, plan1):
+                ga = gemm_args(q, xs, w, wsc, out, 0, sptr)
+                if fn(*ga, plan1):
                     sys.exit("launch failed")
-                if fn2 and fn2(q.data_ptr(), xs.data_ptr(), w.data_ptr(),
-                               wsc.data_ptr(), out.data_ptr(), m, n, k, k, 1,
-                               m, k, g, 1, n, 0, sptr, plan2):
+                if fn2 and fn2(*ga, plan2):
                     sys.exit("v2 launch failed")
 
             def one_cublas():

@@ -154,7 +154,7 @@ __device__ inline void decodeGemmBody(const DecodeSplitArgs &a) {
   const DecodeGemmArgs &p = a.g;
   const int tid = threadId();
   const int lane = tid % DecodeMap::kLanes;
-  const int wave = waveUniform(tid / DecodeMap::kLanes);
+  const int wave = waveIndex(DecodeMap::kLanes);
   const int64_t n0 = blockIdX() * kDecodeTileN;
   const int64_t m0 = blockIdY() * (MT * DecodeMap::kTileM);
   const int split = (int)decodeBlockIdZ();

@@ -71,7 +71,7 @@ constexpr Mma kTargetMma = Mma::X32;
 template <WLayout L> __device__ inline void gemmMfmaBody(const GemmArgs &p) {
   const int tid = threadId();
   DeviceWave<kTargetMma> w{tid % 64};
-  gemmWaveTile<L>(p, blockIdY(), blockIdX(), waveUniform(tid / 64), w);
+  gemmWaveTile<L>(p, blockIdY(), blockIdX(), waveIndex(64), w);
 }
 
 extern "C" __global__

@@ -77,8 +77,7 @@ struct MxDeviceWave {
 template <MxFmt F> __device__ inline void gemmMxBody(const MxGemmArgs &p) {
   const int tid = threadId();
   MxDeviceWave w{tid % 64};
-  mxWaveTile<F, MxKMap::Hardware>(p, blockIdY(), blockIdX(),
-                                  waveUniform(tid / 64), w);
+  mxWaveTile<F, MxKMap::Hardware>(p, blockIdY(), blockIdX(), waveIndex(64), w);
 }
 
 } // namespace

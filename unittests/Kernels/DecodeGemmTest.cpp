@@ -378,79 +378,63 @@ void expectModelMatches(Isa isa, int64_t M, int64_t N, int64_t K, unsigned seed,
   expectMatchesReferences(pr, out);
 }
 
+/// A model case: the shape and the K splits (1: none).
+struct ModelShape {
+  int64_t M, N, K;
+  int splits;
+};
+
 class DecodeGemmModelTest
-    : public ::testing::TestWithParam<std::tuple<Isa, Shape, bool>> {};
+    : public ::testing::TestWithParam<std::tuple<Isa, ModelShape, bool>> {};
 
 TEST_P(DecodeGemmModelTest, MatchesReferences) {
   auto [isa, s, shuffled] = GetParam();
   if (shuffled && !preshuffleFits(s.N, s.K))
     GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
-  expectModelMatches(isa, s.M, s.N, s.K, (unsigned)(s.M * 977 + s.N * 13 + s.K),
-                     shuffled, 1);
+  expectModelMatches(isa, s.M, s.N, s.K,
+                     (unsigned)(s.M * 977 + s.N * 13 + s.K + 131 * s.splits),
+                     shuffled, s.splits);
 }
 
 std::string paramName(
     const ::testing::TestParamInfo<DecodeGemmModelTest::ParamType> &info) {
   static const char *names[] = {"nv", "gfx950", "gfx942"};
-  const Shape &s = std::get<1>(info.param);
+  const ModelShape &s = std::get<1>(info.param);
   return std::string(names[(int)std::get<0>(info.param)]) +
          (std::get<2>(info.param) ? "_preshuffle" : "_plain") + "_M" +
          std::to_string(s.M) + "_N" + std::to_string(s.N) + "_K" +
-         std::to_string(s.K);
+         std::to_string(s.K) +
+         (s.splits > 1 ? "_S" + std::to_string(s.splits) : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, DecodeGemmModelTest,
     ::testing::Combine(::testing::Values(Isa::Nv, Isa::Gfx950, Isa::Gfx942),
-                       ::testing::Values(Shape{1, 16, 128}, Shape{1, 40, 256},
-                                         Shape{5, 136, 384},
-                                         Shape{16, 128, 2048},
-                                         Shape{33, 48, 640},
-                                         Shape{64, 256, 1024},
-                                         Shape{64, 24, 144}, Shape{70, 32, 256},
-                                         Shape{16, 200, 1152}),
+                       ::testing::Values(ModelShape{1, 16, 128, 1},
+                                         ModelShape{1, 40, 256, 1},
+                                         ModelShape{5, 136, 384, 1},
+                                         ModelShape{16, 128, 2048, 1},
+                                         ModelShape{33, 48, 640, 1},
+                                         ModelShape{64, 256, 1024, 1},
+                                         ModelShape{64, 24, 144, 1},
+                                         ModelShape{70, 32, 256, 1},
+                                         ModelShape{16, 200, 1152, 1}),
                        ::testing::Bool()),
     paramName);
 
 /// Split-K (DecodeSplitArgs): each K block still computed once per tile,
 /// the fix-up in split order (the model runs the splits last-first), ragged
 /// M, N and K, splits whose last range is shorter, both weight layouts.
-struct SplitShape {
-  int64_t M, N, K;
-  int splits;
-};
-
-class DecodeGemmSplitTest
-    : public ::testing::TestWithParam<std::tuple<Isa, SplitShape, bool>> {};
-
-TEST_P(DecodeGemmSplitTest, MatchesReferences) {
-  auto [isa, s, shuffled] = GetParam();
-  if (shuffled && !preshuffleFits(s.N, s.K))
-    GTEST_SKIP() << "preshuffle_16x16 needs N % 16 == 0 and K % 32 == 0";
-  expectModelMatches(isa, s.M, s.N, s.K, (unsigned)(s.M * 131 + s.N * 7 + s.K),
-                     shuffled, s.splits);
-}
-
-std::string splitParamName(
-    const ::testing::TestParamInfo<DecodeGemmSplitTest::ParamType> &info) {
-  static const char *names[] = {"nv", "gfx950", "gfx942"};
-  const SplitShape &s = std::get<1>(info.param);
-  return std::string(names[(int)std::get<0>(info.param)]) +
-         (std::get<2>(info.param) ? "_preshuffle" : "_plain") + "_M" +
-         std::to_string(s.M) + "_N" + std::to_string(s.N) + "_K" +
-         std::to_string(s.K) + "_S" + std::to_string(s.splits);
-}
-
 INSTANTIATE_TEST_SUITE_P(
-    Shapes, DecodeGemmSplitTest,
+    Splits, DecodeGemmModelTest,
     ::testing::Combine(::testing::Values(Isa::Nv, Isa::Gfx950, Isa::Gfx942),
-                       ::testing::Values(SplitShape{1, 16, 2048, 2},
-                                         SplitShape{1, 40, 2304, 3},
-                                         SplitShape{5, 48, 2048, 7},
-                                         SplitShape{16, 32, 1040, 4},
-                                         SplitShape{3, 64, 4096, 8}),
+                       ::testing::Values(ModelShape{1, 16, 2048, 2},
+                                         ModelShape{1, 40, 2304, 3},
+                                         ModelShape{5, 48, 2048, 7},
+                                         ModelShape{16, 32, 1040, 4},
+                                         ModelShape{3, 64, 4096, 8}),
                        ::testing::Bool()),
-    splitParamName);
+    paramName);
 
 /// Strided operands whose bytes past K in each row are NaN codes: the
 /// kernel loads the K blocks inside K unchecked and only a partial last

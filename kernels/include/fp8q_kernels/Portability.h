@@ -206,16 +206,15 @@ __device__ inline int threadId() {
   return threadIdx.x;
 #endif
 }
-/// v, which the caller knows is equal in every lane of the wave (a wave
-/// index: threadId() / wave size), marked so: on AMD the compiler then
-/// keeps it and what derives from it in scalar registers and branches on it
-/// without exec masks (it cannot prove a thread-id quotient uniform);
-/// elsewhere v itself.
-__device__ inline int waveUniform(int v) {
+/// The calling thread's wave (threadId() / `lanes`, the wave size), marked
+/// wave-uniform: on AMD the compiler then keeps it and what derives from it
+/// in scalar registers and branches on it without exec masks (it cannot
+/// prove a thread-id quotient uniform); elsewhere the plain quotient.
+__device__ inline int waveIndex(int lanes) {
 #if defined(FP8Q_AMDGCN)
-  return __builtin_amdgcn_readfirstlane(v);
+  return __builtin_amdgcn_readfirstlane(threadId() / lanes);
 #else
-  return v;
+  return threadId() / lanes;
 #endif
 }
 /// Block index along x and y.
