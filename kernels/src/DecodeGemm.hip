@@ -117,9 +117,13 @@ __device__ inline bool decodeLastToArrive(const DecodeSplitArgs &a,
                                           int64_t tile, int tid) {
   __shared__ int lastFlag;
 #if defined(FP8Q_DECODE_NV)
-  __threadfence();
+  // The block's partial stores are ordered before thread 0's fence by the
+  // barrier (cumulativity; cooperative groups' grid sync does the same), so
+  // one fence per block releases them, not one per thread (v2 at M = 64
+  // stalled on 128 of them per block).
   barrier();
   if (tid == 0) {
+    __threadfence();
     const uint32_t old = atomicAdd(a.arrive + tile, 1u);
     lastFlag = old == (uint32_t)a.splits - 1;
     if (lastFlag)
@@ -238,17 +242,27 @@ FP8Q_DECODE_KERNEL(64, 1, )
 #else
 #define FP8Q_DECODE2_L2_HINT ""
 #endif
-/// cp.async.cg 16 bytes global -> shared (L1 bypassed); src null: 16 zeros
-/// (src-size 0; the address is then not read, `dflt` keeps it valid).
+/// cp.async.cg 16 bytes global -> shared (L1 bypassed). Full: src is
+/// never null; otherwise src null: 16 zeros (src-size 0; the address is
+/// then not read, `dflt` keeps it valid).
+template <bool Full>
 __device__ inline void decode2CpAsync16(void *dst, const void *src,
                                         const void *dflt) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
-  const int n = src ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global" FP8Q_DECODE2_L2_HINT
-               " [%0], [%1], 16, %2;\n" ::"r"(d),
-               "l"(src ? src : dflt), "r"(n)
-               : "memory");
+  if constexpr (Full) {
+    (void)dflt;
+    asm volatile("cp.async.cg.shared.global" FP8Q_DECODE2_L2_HINT
+                 " [%0], [%1], 16;\n" ::"r"(d),
+                 "l"(src)
+                 : "memory");
+  } else {
+    const int n = src ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global" FP8Q_DECODE2_L2_HINT
+                 " [%0], [%1], 16, %2;\n" ::"r"(d),
+                 "l"(src ? src : dflt), "r"(n)
+                 : "memory");
+  }
 #else
   (void)dst;
   (void)src;
@@ -273,7 +287,7 @@ __device__ inline void decode2CpAsync4(void *dst, const void *src) {
 /// each thread's copies (kb-invariant part) computed once.
 template <int R, WLayout L> struct Decode2NvRing {
   static constexpr bool kLandAfterCompute = false;
-  static constexpr bool kScalesInLds = FP8Q_DECODE2_SCALES_LDS != 0;
+  static constexpr bool kScalesInLds = decode2ScalesInLds<DecodeMap>();
   static constexpr int kT = Decode2Shape<DecodeMap>::kThreads;
   static constexpr int kS = Decode2Shape<DecodeMap>::kStages;
   static constexpr int kW = kDecode2WChunks / kT;
@@ -303,28 +317,35 @@ template <int R, WLayout L> struct Decode2NvRing {
       const int f = tid + j * kT;
       st[kW + j] = decode2ActStream<R>(p, m0, f < decode2XChunks<R>() ? f : 0);
       if (f >= decode2XChunks<R>())
-        st[kW + j].rowValid = false, st[kW + j].lds = -1;
+        st[kW + j].src = nullptr;
+    }
+  }
+  /// A stage's copies; Full: the K block lies inside K (no K check, no
+  /// src-size select).
+  template <bool Full> __device__ void fetchKb(uint8_t *base, int64_t kb) {
+    FP8Q_UNROLL
+    for (int j = 0; j < kW + kX; ++j) {
+      // An activation copy is absent past M or past R * 8 chunks.
+      if (j >= kW && !st[j].src)
+        continue;
+      const int64_t stride = j < kW ? decode2WeightKbStride<L>() : kGroup;
+      decode2CpAsync16<Full>(base + st[j].lds,
+                             decode2Src<Full>(st[j], kb, stride, K), dflt);
     }
   }
   __device__ void fetch(int slot, int64_t kb) {
-    uint8_t *base = lds + slot * decode2StageBytes<R>();
-    FP8Q_UNROLL
-    for (int j = 0; j < kW; ++j)
-      decode2CpAsync16(base + st[j].lds,
-                       decode2Src(st[j], kb, decode2WeightKbStride<L>(), K),
-                       dflt);
-    FP8Q_UNROLL
-    for (int j = kW; j < kW + kX; ++j)
-      if (st[j].rowValid) // rows past M stay zero
-        decode2CpAsync16(base + st[j].lds, decode2Src(st[j], kb, kGroup, K),
-                         dflt);
+    uint8_t *base = lds + slot * decode2StageBytes<DecodeMap, R>();
+    if (decode2FullKb(kb, K))
+      fetchKb<true>(base, kb);
+    else
+      fetchKb<false>(base, kb);
     if constexpr (kScalesInLds)
-      if (sc.src) // scales of rows past M are never read
+      if (sc.src) // threads past R copy no scale
         decode2CpAsync4(base + scLds, sc.src + kb * sc.stride);
   }
   __device__ float scale(int slot, int i) const {
     return *reinterpret_cast<const float *>(
-        lds + slot * decode2StageBytes<R>() + decode2ScaleOffset<R>(i));
+        lds + slot * decode2StageBytes<DecodeMap, R>() + decode2ScaleOffset<R>(i));
   }
   __device__ void land(int, bool) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -338,7 +359,7 @@ template <int R, WLayout L> struct Decode2NvRing {
   }
   __device__ void sync() { barrier(); }
   __device__ auto read(int slot) {
-    const uint8_t *base = lds + slot * decode2StageBytes<R>();
+    const uint8_t *base = lds + slot * decode2StageBytes<DecodeMap, R>();
     return [base](int off) {
       return *reinterpret_cast<const Bytes16 *>(base + off);
     };
@@ -372,30 +393,42 @@ template <int R, WLayout L> struct Decode2AmdRing {
       const int f = tid + j * kT;
       st[kW + j] = decode2ActStream<R>(p, m0, f < decode2XChunks<R>() ? f : 0);
       if (f >= decode2XChunks<R>())
-        st[kW + j].rowValid = false;
+        st[kW + j].src = nullptr;
+    }
+  }
+  /// Whether this thread has copy j (an activation copy is absent past M
+  /// or past R * 8 chunks).
+  __device__ bool has(int j) const { return j < kW || st[j].src; }
+  /// A stage's loads into registers; Full: the K block lies inside K.
+  template <bool Full> __device__ void fetchKb(int64_t kb) {
+    FP8Q_UNROLL
+    for (int j = 0; j < kW + kX; ++j) {
+      if (!has(j))
+        continue;
+      const uint8_t *src = decode2Src<Full>(
+          st[j], kb, j < kW ? decode2WeightKbStride<L>() : kGroup, K);
+      buf[j] = Full || src ? loadStream16(src) : Bytes16{};
     }
   }
   __device__ void fetch(int, int64_t kb) {
-    FP8Q_UNROLL
-    for (int j = 0; j < kW + kX; ++j) {
-      const uint8_t *src = decode2Src(
-          st[j], kb, j < kW ? decode2WeightKbStride<L>() : kGroup, K);
-      buf[j] = src ? loadStream16(src) : Bytes16{};
-    }
+    if (decode2FullKb(kb, K)) // uniform per block
+      fetchKb<true>(kb);
+    else
+      fetchKb<false>(kb);
   }
   __device__ void land(int slot, bool any) {
     if (!any)
       return;
-    uint8_t *base = lds + slot * decode2StageBytes<R>();
+    uint8_t *base = lds + slot * decode2StageBytes<DecodeMap, R>();
     FP8Q_UNROLL
     for (int j = 0; j < kW + kX; ++j)
-      if (j < kW || st[j].rowValid) // rows past M stay zero
+      if (has(j))
         *reinterpret_cast<Bytes16 *>(base + st[j].lds) = buf[j];
   }
   __device__ void wait() {}
   __device__ void sync() { barrier(); }
   __device__ auto read(int slot) {
-    const uint8_t *base = lds + slot * decode2StageBytes<R>();
+    const uint8_t *base = lds + slot * decode2StageBytes<DecodeMap, R>();
     return [base](int off) {
       return *reinterpret_cast<const Bytes16 *>(base + off);
     };
@@ -419,18 +452,20 @@ __device__ inline void decode2Body(const Decode2Args &a) {
 #endif
   const DecodeGemmArgs &p = a.g;
   const int tid = threadId();
-  const int lane = tid % DecodeMap::kLanes, wave = tid / DecodeMap::kLanes;
+  const int lane = tid % DecodeMap::kLanes, wave = waveIndex(DecodeMap::kLanes);
   const int64_t n0 = blockIdX() * kDecode2TileN, m0 = blockIdY() * R;
   const int split = (int)decodeBlockIdZ();
   const int64_t kbLo = split * a.kbPer;
   const int64_t kbHi = kbLo + a.kbPer < a.kBlocks ? kbLo + a.kbPer : a.kBlocks;
-  // Activation rows past M: zeros in every stage, never copied.
+  // Activation rows past M: zeros in every stage, never copied (copying a
+  // clamped row instead cost M = 1 up to 1.6x on the H100: 8 copies of one
+  // row per stage).
   if (m0 + R > p.M)
     for (int f = tid; f < S * R * kDecode2Chunks; f += T) {
       const int slot = f / (R * kDecode2Chunks), row = (f / kDecode2Chunks) % R,
                 c = f % kDecode2Chunks;
       if (m0 + row >= p.M)
-        *reinterpret_cast<Bytes16 *>(lds + slot * decode2StageBytes<R>() +
+        *reinterpret_cast<Bytes16 *>(lds + slot * decode2StageBytes<DecodeMap, R>() +
                                      decode2LdsOffset(kDecode2TileN + row, c)) =
             Bytes16{};
     }

@@ -70,30 +70,35 @@ namespace fp8q::kern {
 #ifndef FP8Q_DECODE2_BLOCKS_PER_SM
 #define FP8Q_DECODE2_BLOCKS_PER_SM 2
 #endif
-/// Fewest K blocks of 128 per split (a split must amortise its fix-up).
+/// Fewest K blocks of 128 per split (a split must amortise its fix-up and
+/// its ring must reach steady state). 8, with SPLIT_FLOOR 1 and SCALES_LDS
+/// 1 below: the "best" configuration of the H200 v2 diagnosis
+/// (bench/RESULTS.md, "A second design"), faster than MIN_KB 2, ceil splits
+/// and global scales on every shape it measured (e.g. 4096 x 6144 at
+/// M = 64: 35.89 against 75.76 us).
 #ifndef FP8Q_DECODE2_MIN_KB
-#define FP8Q_DECODE2_MIN_KB 2
+#define FP8Q_DECODE2_MIN_KB 8
 #endif
 /// Most splits (bounds the workspace and the fix-up's reads).
 #ifndef FP8Q_DECODE2_MAX_SPLITS
 #define FP8Q_DECODE2_MAX_SPLITS 16
 #endif
-/// Sweep knob (issue 21, v2 diagnosis): 1 rounds the split count down
-/// (floor(target / tiles)) so tiles * splits never exceeds the split-K target
-/// (default 0: ceil, which overshoots the resident blocks of the 32- and
-/// 64-row variants, 2 per SM, into a second partial wave).
+/// 1 (default) rounds the split count down (floor(target / tiles)) so
+/// tiles * splits never exceeds the split-K target; 0: ceil, which
+/// overshoots the resident blocks of the 32- and 64-row variants, 2 per SM,
+/// into a second partial wave.
 #ifndef FP8Q_DECODE2_SPLIT_FLOOR
-#define FP8Q_DECODE2_SPLIT_FLOOR 0
+#define FP8Q_DECODE2_SPLIT_FLOOR 1
 #endif
-/// Sweep knob: 1 stages the block scales of a K block (the R activation
+/// 1 (default) stages the block scales of a K block (the R activation
 /// scales xs[m0 .., kb] and the tile's ws[nb, kb]) in the LDS ring with the
 /// fragments (4-byte cp.async on NVIDIA), so the per-stage compute has no
-/// dependent global load (default 0: read from global memory after the
-/// stage's barrier, one L1/L2 round trip per stage on the critical path).
-/// Same floats, same products: the output does not change. NVIDIA and the
-/// CPU model only (the AMD ring keeps global reads).
+/// dependent global load; 0: read from global memory after the stage's
+/// barrier, one L1/L2 round trip per stage on the critical path. Same
+/// floats, same products: the output does not change. NVIDIA only (the AMD
+/// ring, and the CPU model's AMD runs, read global memory).
 #ifndef FP8Q_DECODE2_SCALES_LDS
-#define FP8Q_DECODE2_SCALES_LDS 0
+#define FP8Q_DECODE2_SCALES_LDS 1
 #endif
 /// NVIDIA resident blocks per SM the 8-row variant's registers are cut for
 /// (DecodeGemm.hip has the other variants'; 128-row tiles: half).
@@ -124,10 +129,16 @@ template <class Map> struct Decode2Shape {
   static_assert(kStages >= 2, "a ring needs two stages");
 };
 
-/// Bytes of a stage's scale area (FP8Q_DECODE2_SCALES_LDS: R activation
-/// scales then the weight scale, fp32, padded to 16 bytes; else none).
-template <int R> FP8Q_HOSTDEV constexpr int decode2ScaleBytes() {
-  return FP8Q_DECODE2_SCALES_LDS ? ((R + 1) * 4 + 15) / 16 * 16 : 0;
+/// Whether the ring of lane map Map stages the block scales
+/// (FP8Q_DECODE2_SCALES_LDS: NVIDIA only; the AMD ring reads them from
+/// global memory).
+template <class Map> FP8Q_HOSTDEV constexpr bool decode2ScalesInLds() {
+  return Map::kLanes == 32 && FP8Q_DECODE2_SCALES_LDS != 0;
+}
+/// Bytes of a stage's scale area (decode2ScalesInLds: R activation scales
+/// then the weight scale, fp32, padded to 16 bytes; else none).
+template <class Map, int R> FP8Q_HOSTDEV constexpr int decode2ScaleBytes() {
+  return decode2ScalesInLds<Map>() ? ((R + 1) * 4 + 15) / 16 * 16 : 0;
 }
 /// Byte offset of scale i (0 .. R - 1: activation row i, R: the weight
 /// scale) inside a stage: after the fragment rows.
@@ -137,11 +148,11 @@ template <int R> FP8Q_HOSTDEV constexpr int decode2ScaleOffset(int i) {
 
 /// LDS bytes of one stage (tile rows + R activation rows + scales) and of
 /// the ring.
-template <int R> FP8Q_HOSTDEV constexpr int decode2StageBytes() {
-  return (kDecode2TileN + R) * kDecode2RowBytes + decode2ScaleBytes<R>();
+template <class Map, int R> FP8Q_HOSTDEV constexpr int decode2StageBytes() {
+  return (kDecode2TileN + R) * kDecode2RowBytes + decode2ScaleBytes<Map, R>();
 }
 template <class Map, int R> FP8Q_HOSTDEV constexpr int decode2LdsBytes() {
-  return Decode2Shape<Map>::kStages * decode2StageBytes<R>();
+  return Decode2Shape<Map>::kStages * decode2StageBytes<Map, R>();
 }
 
 /// Byte offset of chunk `c` (0..7) of LDS row `row` inside a stage (weight
@@ -159,9 +170,11 @@ struct Decode2Plan {
 };
 
 /// Plan for M x N x K with R = `rows` activation rows per block on a GPU of
-/// `sms` SMs / CUs (the split-K rule of the header).
+/// `sms` SMs / CUs (the split-K rule of the header); `minKb` overrides
+/// kDecode2MinKb (the CPU model's split-K runs on short K).
 FP8Q_HOSTDEV inline Decode2Plan decode2Plan(int64_t M, int64_t N, int64_t K,
-                                            int rows, int sms) {
+                                            int rows, int sms,
+                                            int minKb = kDecode2MinKb) {
   Decode2Plan pl{};
   pl.rows = rows;
   pl.tilesN = (N + kDecode2TileN - 1) / kDecode2TileN;
@@ -175,7 +188,7 @@ FP8Q_HOSTDEV inline Decode2Plan decode2Plan(int64_t M, int64_t N, int64_t K,
                                       : (target + tiles - 1) / tiles;
     if (splits > kDecode2MaxSplits)
       splits = kDecode2MaxSplits;
-    const int64_t byK = pl.kBlocks / kDecode2MinKb;
+    const int64_t byK = pl.kBlocks / minKb;
     if (splits > byK)
       splits = byK;
     if (splits < 1)
@@ -208,12 +221,20 @@ template <int R> FP8Q_HOSTDEV constexpr int decode2XChunks() {
 
 /// A thread's copy f of every stage, its kb-invariant part: LDS offset,
 /// global source at kb = 0 (the source of K block kb is src + kb * stride),
-/// k offset inside the K block, and whether the row exists (n < N, m < M).
+/// and k offset inside the K block. Weight rows past N are clamped to the
+/// last row (DecodeLaneBase's rule): a weight row only reaches outputs of
+/// its n, which the store drops, so the weight copies need no row check.
+/// Activation rows past M are not copied (src null; the kernel zeroes them
+/// once): a clamped copy would move the same row R times per stage at M = 1.
 struct Decode2Stream {
   int lds, kOff;
-  bool rowValid;
   const uint8_t *src;
 };
+
+/// Row r clamped to the last of `rows` (rows >= 1).
+FP8Q_HOSTDEV inline int64_t decode2Clamp(int64_t r, int64_t rows) {
+  return r < rows ? r : rows - 1;
+}
 
 /// Bytes between one K block's source and the next: a 128-byte step along
 /// a plain row; a 2 KiB piece of a preshuffled 16-row group.
@@ -237,42 +258,45 @@ FP8Q_HOSTDEV inline Decode2Stream decode2WeightStream(const DecodeGemmArgs &p,
     row = (f / 128) * 16 + j % 16;
     c = j / 16;
   }
-  const int64_t n = n0 + row;
-  Decode2Stream st{decode2LdsOffset(row, c), c * 16, n < p.N, p.w};
-  if (st.rowValid) {
-    if constexpr (L == WLayout::Plain)
-      st.src = p.w + n * p.ldw + c * 16;
-    else
-      st.src = p.w + preshuffleOffset(n, c * 16, p.K);
-  }
+  const int64_t n = decode2Clamp(n0 + row, p.N);
+  Decode2Stream st{decode2LdsOffset(row, c), c * 16, p.w};
+  if constexpr (L == WLayout::Plain)
+    st.src = p.w + n * p.ldw + c * 16;
+  else
+    st.src = p.w + preshuffleOffset(n, c * 16, p.K);
   return st;
 }
 
-/// Activation copy f (0 .. R * 8 - 1) for rows from m0. A row past M is
-/// never copied: the ring holds zeros there from the start.
+/// Activation copy f (0 .. R * 8 - 1) for rows from m0 (src null past M).
 template <int R>
 FP8Q_HOSTDEV inline Decode2Stream decode2ActStream(const DecodeGemmArgs &p,
                                                    int64_t m0, int f) {
   const int row = f / kDecode2Chunks, c = f % kDecode2Chunks;
   const int64_t m = m0 + row;
-  Decode2Stream st{decode2LdsOffset(kDecode2TileN + row, c), c * 16, m < p.M,
-                   p.q};
-  if (st.rowValid)
-    st.src = p.q + m * p.ldq + c * 16;
-  return st;
+  return {decode2LdsOffset(kDecode2TileN + row, c), c * 16,
+          m < p.M ? p.q + m * p.ldq + c * 16 : nullptr};
+}
+
+/// Whether K block kb lies inside K (no copy of it needs the K check;
+/// uniform per block).
+FP8Q_HOSTDEV inline bool decode2FullKb(int64_t kb, int64_t K) {
+  return (kb + 1) * kGroup <= K;
 }
 
 /// The source of stream `st` for K block kb with `stride` bytes per K
-/// block; null (16 zeros) past N or K.
+/// block; null (16 zeros) past K. Full: kb lies inside K (decode2FullKb),
+/// no check.
+template <bool Full = false>
 FP8Q_HOSTDEV inline const uint8_t *
 decode2Src(const Decode2Stream &st, int64_t kb, int64_t stride, int64_t K) {
-  return st.rowValid && kb * kGroup + st.kOff < K ? st.src + kb * stride
-                                                  : nullptr;
+  return Full || kb * kGroup + st.kOff < K ? st.src + kb * stride : nullptr;
 }
 
 /// Scale copy i (0 .. R) of the tile at (n0, m0): its kb-invariant source
-/// (null for an activation row past M: never copied, never used) and its
-/// step in floats per K block.
+/// and its step in floats per K block. An activation row past M copies the
+/// scale of row M - 1: its activation bytes are zeros, so its products are
+/// zero (and only reach outputs the store drops); every scale slot is
+/// written, and the K loop reads them without a row check.
 struct Decode2ScaleStream {
   const float *src;
   int64_t stride;
@@ -282,9 +306,7 @@ FP8Q_HOSTDEV inline Decode2ScaleStream
 decode2ScaleStream(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int i) {
   if (i == R)
     return {p.ws + (n0 / kGroup) * p.ws0, p.ws1};
-  if (m0 + i >= p.M)
-    return {nullptr, 0};
-  return {p.xs + (m0 + i) * p.xs0, p.xs1};
+  return {p.xs + decode2Clamp(m0 + i, p.M) * p.xs0, p.xs1};
 }
 
 /// A lane's 32 bytes of LDS row `row` at the lane's K offset kOff
@@ -344,9 +366,9 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
                                    Map::kOff(lane));
       return f;
     });
+    const int slot = (int)(i % S);
     FP8Q_UNROLL
     for (int t = 0; t < MT; ++t) {
-      const int64_t mt0 = m0 + t * Map::kTileM;
       typename Wave::template Lanes<DecodeFrag> b = W.map([&](int lane) {
         return decode2ReadFrag(
             rd, kDecode2TileN + t * Map::kTileM + Map::xRow(lane),
@@ -354,21 +376,22 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
       });
       typename Wave::template Lanes<DecodeAcc> part = W.mma(a, b);
       W.each([&](int lane) {
+        // The lane's kAccRows distinct activation rows of tile t, each
+        // scale product once (rows past M: decode2ScaleStream).
+        float s[Map::kAccRows];
+        FP8Q_UNROLL
+        for (int r = 0; r < Map::kAccRows; ++r) {
+          const int row = t * Map::kTileM + Map::accM(lane, r);
+          if constexpr (Cp::kScalesInLds)
+            s[r] = cp.scale(slot, row) * ws;
+          else
+            s[r] = p.xs[decode2Clamp(m0 + row, p.M) * p.xs0 + kb * p.xs1] * ws;
+        }
         DecodeAcc &tot = W.at(total, lane).t[t];
         const DecodeAcc &pr = W.at(part, lane);
         FP8Q_UNROLL
-        for (int j = 0; j < 4; ++j) {
-          const int64_t m = mt0 + Map::accM(lane, j);
-          float s;
-          if constexpr (Cp::kScalesInLds)
-            s = m < p.M ? cp.scale((int)(i % S),
-                                   t * Map::kTileM + Map::accM(lane, j)) *
-                              ws
-                        : 0.0f;
-          else
-            s = m < p.M ? p.xs[scaleOffset(m, kb, p.xs0, p.xs1)] * ws : 0.0f;
-          tot.v[j] += pr.v[j] * s;
-        }
+        for (int j = 0; j < 4; ++j)
+          tot.v[j] += pr.v[j] * s[Map::accRow(j)];
       });
     }
     if constexpr (Cp::kLandAfterCompute)

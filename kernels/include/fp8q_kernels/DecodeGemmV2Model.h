@@ -7,8 +7,8 @@
 // DecodeGemmModel.h's independent instruction models, and split-K runs its
 // splits in reverse order before the fix-up (decodeReduceSplits), so the
 // result cannot depend on which split arrives last. The ring starts filled
-// with fp8 NaN bytes: a fragment read of a byte no copy wrote (and that the
-// kernel does not zero) turns a checked output into NaN. Host only.
+// with fp8 NaN bytes: a fragment read of a byte no copy wrote turns a
+// checked output into NaN. Host only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +27,7 @@ namespace fp8q::kern {
 /// copies at once (the device splits the same list across its threads).
 template <class Map, int R, WLayout L> struct Decode2CpuRing {
   static constexpr bool kLandAfterCompute = false;
-  static constexpr bool kScalesInLds = FP8Q_DECODE2_SCALES_LDS != 0;
+  static constexpr bool kScalesInLds = decode2ScalesInLds<Map>();
   static constexpr int kT = Decode2Shape<Map>::kThreads;
   static constexpr int kS = Decode2Shape<Map>::kStages;
   const DecodeGemmArgs &p;
@@ -43,13 +43,13 @@ template <class Map, int R, WLayout L> struct Decode2CpuRing {
       const int slot = f / (R * kDecode2Chunks), row = (f / kDecode2Chunks) % R,
                 c = f % kDecode2Chunks;
       if (m0 + row >= p.M)
-        std::memset(lds.data() + slot * decode2StageBytes<R>() +
+        std::memset(lds.data() + slot * decode2StageBytes<Map, R>() +
                         decode2LdsOffset(kDecode2TileN + row, c),
                     0, 16);
     }
   }
   void copy(int slot, const Decode2Stream &st, const uint8_t *src) {
-    uint8_t *d = lds.data() + slot * decode2StageBytes<R>() + st.lds;
+    uint8_t *d = lds.data() + slot * decode2StageBytes<Map, R>() + st.lds;
     if (src)
       std::memcpy(d, src, 16);
     else
@@ -67,23 +67,22 @@ template <class Map, int R, WLayout L> struct Decode2CpuRing {
         if (f >= decode2XChunks<R>())
           continue;
         const Decode2Stream st = decode2ActStream<R>(p, m0, f);
-        if (st.rowValid)
+        if (st.src) // rows past M stay zero
           copy(slot, st, decode2Src(st, kb, kGroup, p.K));
       }
       // The scale copies (FP8Q_DECODE2_SCALES_LDS): thread i < R + 1.
       if (kScalesInLds && tid <= R) {
         const Decode2ScaleStream sc = decode2ScaleStream<R>(p, n0, m0, tid);
-        if (sc.src)
-          std::memcpy(lds.data() + slot * decode2StageBytes<R>() +
-                          decode2ScaleOffset<R>(tid),
-                      sc.src + kb * sc.stride, 4);
+        std::memcpy(lds.data() + slot * decode2StageBytes<Map, R>() +
+                        decode2ScaleOffset<R>(tid),
+                    sc.src + kb * sc.stride, 4);
       }
     }
   }
   float scale(int slot, int i) const {
     float f;
     std::memcpy(&f,
-                lds.data() + slot * decode2StageBytes<R>() +
+                lds.data() + slot * decode2StageBytes<Map, R>() +
                     decode2ScaleOffset<R>(i),
                 4);
     return f;
@@ -92,7 +91,7 @@ template <class Map, int R, WLayout L> struct Decode2CpuRing {
   void wait() {}
   void sync() {}
   auto read(int slot) {
-    const uint8_t *base = lds.data() + slot * decode2StageBytes<R>();
+    const uint8_t *base = lds.data() + slot * decode2StageBytes<Map, R>();
     return [base](int off) {
       Bytes16 b;
       std::memcpy(&b, base + off, 16);
@@ -108,13 +107,14 @@ struct Decode2ModelStats {
 };
 
 /// Runs the whole grid of the v2 kernel with R = MT * kTileM rows per block
-/// for a GPU of `sms` SMs (which sets the split-K plan).
+/// for a GPU of `sms` SMs (which sets the split-K plan, with `minKb` K
+/// blocks per split at least).
 template <class Map, int MT, WLayout L = WLayout::Plain>
 inline Decode2ModelStats runDecode2Model(const DecodeGemmArgs &p, Fp8 fp8,
-                                         int sms) {
+                                         int sms, int minKb = kDecode2MinKb) {
   constexpr int R = MT * Map::kTileM;
   Decode2ModelStats st;
-  st.plan = decode2Plan(p.M, p.N, p.K, R, sms);
+  st.plan = decode2Plan(p.M, p.N, p.K, R, sms, minKb);
   const Decode2Plan &pl = st.plan;
   std::vector<float> part(decode2PartFloats(pl, p.M, p.N), __builtin_nanf(""));
   Decode2Args a{p,        part.data(), nullptr,  pl.tilesN,
