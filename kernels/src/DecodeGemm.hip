@@ -32,6 +32,25 @@ typedef int v8i32 __attribute__((ext_vector_type(8)));
 typedef float v4f32 __attribute__((ext_vector_type(4)));
 #endif
 
+#if defined(FP8Q_DECODE_NV)
+/// Two e4m3 bytes to two f16 (exact: every e4m3 value is an f16).
+/// Non-volatile, without memory effects: equal conversions fold.
+__device__ inline uint32_t decodeE4m3x2ToF16x2(uint16_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  uint32_t d;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(d) : "h"(v));
+  return d;
+#else
+  return v; // never reached: the launcher selects FP8 kernels on sm_89+
+#endif
+}
+#endif
+
+#if defined(FP8Q_DECODE_NV) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+/// Hopper: the f16 matrix step (DecodeWF16, DecodeGemm.h).
+#define FP8Q_DECODE_NV_F16 1
+#endif
+
 /// A DecodeGemm.h Wave that is one hardware lane.
 struct DecodeDeviceWave {
   int lane;
@@ -39,6 +58,38 @@ struct DecodeDeviceWave {
   template <class F> __device__ auto map(F f) { return f(lane); }
   template <class F> __device__ void each(F f) { f(lane); }
   template <class T> __device__ T &at(T &x, int) { return x; }
+
+#if defined(FP8Q_DECODE_NV_F16)
+  /// The weight operand of a K block, converted once for all m tiles.
+  __device__ DecodeWF16 prepareWeight(const DecodeWFrag<DecodeMap> &a) const {
+    return decodeNvF16Weight(a, decodeE4m3x2ToF16x2);
+  }
+
+  /// The fp32 dot products of one K block for the 16 x 8 tile: one
+  /// m16n8k16 f16 per word of the lane's 32 bytes (decodeNvF16Regs); the
+  /// products are exact in f16, summed in fp32.
+  __device__ DecodeAcc mma(const DecodeWF16 &a, const DecodeFrag &b) {
+    float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      uint32_t ra[4], rb[2];
+      decodeNvF16Regs(a, b, i, decodeE4m3x2ToF16x2, ra, rb);
+      asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+          "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+          "{%0, %1, %2, %3};"
+          : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+          : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]),
+            "r"(rb[1]));
+    }
+    return DecodeAcc{{c0, c1, c2, c3}};
+  }
+#else
+  /// The weight operand as mma takes it: the bytes.
+  __device__ const DecodeWFrag<DecodeMap> &
+  prepareWeight(const DecodeWFrag<DecodeMap> &a) const {
+    return a;
+  }
+#endif
 
   /// The fp32 dot products of one K block for the 16 x kTileM tile.
   __device__ DecodeAcc mma(const DecodeWFrag<DecodeMap> &a,

@@ -437,6 +437,74 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Bool()),
     paramName);
 
+/// The sm_90 matrix step (decodeNvF16Weight / decodeNvF16Regs: one
+/// m16n8k16 f16 per word of a lane's 32 bytes, DecodeGemm.hip) computes
+/// the K block's sums of the m16n8k32 e4m3 step the model states. The
+/// m16n8k16 model here is an independent statement of its fragment layout
+/// (PTX ISA: lane l = 4 g + q holds A rows g / g + 8 at k 2q, 2q + 1
+/// (a0 / a1) and k 2q + 8, 2q + 9 (a2 / a3), B column g at k 2q, 2q + 1
+/// (b0) and 2q + 8, 2q + 9 (b1), D rows g / g + 8 at columns 2q, 2q + 1);
+/// its conversion keeps the two bytes (half e = byte e: A and B share one
+/// conversion, so only their pairing matters). Integer-valued operands
+/// make every sum exact: the two steps must agree bit for bit.
+TEST(DecodeGemm, NvF16StepMatchesE4m3Step) {
+  std::vector<uint8_t> small; // e4m3 codes of the integers -8 .. 8
+  for (int c = 0; c < 256; ++c) {
+    const float v = decodeFp8((uint8_t)c, Fp8::E4M3FN);
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 8.0f)
+      small.push_back((uint8_t)c);
+  }
+  ASSERT_GE(small.size(), 17u);
+  std::mt19937 rng(21);
+  auto randomFrag = [&] {
+    DecodeFrag f;
+    for (int w = 0; w < 4; ++w) {
+      f.lo.w[w] = f.hi.w[w] = 0;
+      for (int b = 0; b < 4; ++b) {
+        f.lo.w[w] |= (uint32_t)small[rng() % small.size()] << (8 * b);
+        f.hi.w[w] |= (uint32_t)small[rng() % small.size()] << (8 * b);
+      }
+    }
+    return f;
+  };
+  using Wave = DecodeCpuWave<DecodeMapNv>;
+  for (int trial = 0; trial < 4; ++trial) {
+    Wave W{{}, Fp8::E4M3FN};
+    Wave::Lanes<DecodeWFrag<DecodeMapNv>> a;
+    Wave::Lanes<DecodeFrag> b;
+    for (int l = 0; l < 32; ++l) {
+      a[l].row[0] = randomFrag();
+      a[l].row[1] = randomFrag();
+      b[l] = randomFrag();
+    }
+    const Wave::Lanes<DecodeAcc> want = W.mma(a, b);
+    auto keep = [](uint16_t v) { return (uint32_t)v; };
+    auto elem = [](uint32_t reg, int half) {
+      return decodeFp8((uint8_t)(reg >> (8 * half)), Fp8::E4M3FN);
+    };
+    float D[16][8] = {};
+    for (int i = 0; i < 8; ++i) {
+      uint32_t ra[32][4], rb[32][2];
+      for (int l = 0; l < 32; ++l)
+        decodeNvF16Regs(decodeNvF16Weight(a[l], keep), b[l], i, keep, ra[l],
+                        rb[l]);
+      for (int r = 0; r < 16; ++r)
+        for (int n = 0; n < 8; ++n) {
+          float dot = 0.0f;
+          for (int k = 0; k < 16; ++k)
+            dot += elem(ra[(r % 8) * 4 + (k % 8) / 2][(r >= 8) + 2 * (k >= 8)],
+                        k % 2) *
+                   elem(rb[4 * n + (k % 8) / 2][k >= 8], k % 2);
+          D[r][n] += dot;
+        }
+    }
+    for (int l = 0; l < 32; ++l)
+      for (int j = 0; j < 4; ++j)
+        ASSERT_EQ(D[l / 4 + 8 * (j / 2)][2 * (l % 4) + j % 2], want[l].v[j])
+            << "lane " << l << " accumulator " << j;
+  }
+}
+
 /// Strided operands whose bytes past K in each row are NaN codes: the
 /// kernel loads the K blocks inside K unchecked and only a partial last
 /// one with the K check (decodeLoad32's Full), so a K check that let a

@@ -143,6 +143,50 @@ FP8Q_HOSTDEV inline void decodeNvRegs(const DecodeWFrag<DecodeMapNv> &a,
   rb[1] = decodeWord(b, 2 * j + 1);
 }
 
+/// A lane's weight bytes of one K block as 16-bit pairs, each converted by
+/// `cvt` (e4m3x2 -> f16x2 on the GPU): h[r][2 i + e] = cvt(bytes 2 e,
+/// 2 e + 1 of word i of row r). Hopper (sm_90) has no FP8 mma.sync (ptxas
+/// emulates sm_89's m16n8k32 e4m3 by converting both fragments inside
+/// every instruction), so there the weight is converted once per K block
+/// for all m tiles and the native m16n8k16 f16 instruction runs once per
+/// word (DecodeGemm.hip).
+struct DecodeWF16 {
+  uint32_t h[DecodeMapNv::kWRows][16];
+};
+template <class Cvt>
+FP8Q_HOSTDEV inline DecodeWF16
+decodeNvF16Weight(const DecodeWFrag<DecodeMapNv> &a, Cvt cvt) {
+  DecodeWF16 f;
+  FP8Q_UNROLL
+  for (int r = 0; r < DecodeMapNv::kWRows; ++r)
+    FP8Q_UNROLL
+  for (int i = 0; i < 8; ++i) {
+    const uint32_t w = decodeWord(a.row[r], i);
+    f.h[r][2 * i] = cvt((uint16_t)w);
+    f.h[r][2 * i + 1] = cvt((uint16_t)(w >> 16));
+  }
+  return f;
+}
+
+/// The registers of f16 step i (0..7) of a K block: word i of each lane's
+/// 32 bytes. A (m16n8k16: a0 / a1 rows l/4 / l/4 + 8 at k 2 (l % 4) + 0..1,
+/// a2 / a3 the same rows at k + 8): the word's first pair of both rows,
+/// then its second pair; B (b0 at k 2 (l % 4) + 0..1 of column l/4, b1 at
+/// k + 8): the activation word's two pairs. Lane l supplies A and B at the
+/// same slots, so A's byte 32 (l % 4) + 4 i + e pairs with B's same byte.
+template <class Cvt>
+FP8Q_HOSTDEV inline void decodeNvF16Regs(const DecodeWF16 &a,
+                                         const DecodeFrag &b, int i, Cvt cvt,
+                                         uint32_t ra[4], uint32_t rb[2]) {
+  ra[0] = a.h[0][2 * i];
+  ra[1] = a.h[1][2 * i];
+  ra[2] = a.h[0][2 * i + 1];
+  ra[3] = a.h[1][2 * i + 1];
+  const uint32_t x = decodeWord(b, i);
+  rb[0] = cvt((uint16_t)x);
+  rb[1] = cvt((uint16_t)(x >> 16));
+}
+
 /// Waves of a block.
 template <class Map> FP8Q_HOSTDEV constexpr int decodeWaves() {
   return kDecodeThreads / Map::kLanes;
@@ -362,13 +406,15 @@ decodeWaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
         else
           load(DecodeFull<false>{});
       }
+      typename Wave::template Lanes<DecodeWFrag<Map>> wf =
+          W.map([&](int lane) { return W.at(rd[u], lane).w; });
+      // The weight operand once per K block, shared by the m tiles.
+      const auto &wp = W.prepareWeight(wf);
       FP8Q_UNROLL
       for (int t = 0; t < MT; ++t) {
-        typename Wave::template Lanes<DecodeWFrag<Map>> wf =
-            W.map([&](int lane) { return W.at(rd[u], lane).w; });
         typename Wave::template Lanes<DecodeFrag> xf =
             W.map([&](int lane) { return W.at(rd[u], lane).ops.x[t]; });
-        typename Wave::template Lanes<DecodeAcc> part = W.mma(wf, xf);
+        typename Wave::template Lanes<DecodeAcc> part = W.mma(wp, xf);
         W.each([&](int lane) {
           const DecodeXOps<Map, MT> &o = W.at(rd[u], lane).ops;
           DecodeAcc &tot = W.at(total, lane).t[t];

@@ -39,6 +39,12 @@ template <class Map> struct DecodeCpuWave : CpuLanes<Map::kLanes> {
   template <class T>
   using Lanes = typename CpuLanes<Map::kLanes>::template Lanes<T>;
 
+  /// The weight operand as mma takes it (the device's sm_90 wave converts
+  /// it to f16 once per K block; the model's instruction reads the bytes).
+  const Lanes<DecodeWFrag<Map>> &
+  prepareWeight(const Lanes<DecodeWFrag<Map>> &a) const {
+    return a;
+  }
   Lanes<DecodeAcc> mma(const Lanes<DecodeWFrag<Map>> &a,
                        const Lanes<DecodeFrag> &b) {
     Lanes<DecodeAcc> d{};

@@ -366,6 +366,8 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
                                    Map::kOff(lane));
       return f;
     });
+    // The weight operand once per K block, shared by the m tiles.
+    const auto &wp = W.prepareWeight(a);
     const int slot = (int)(i % S);
     FP8Q_UNROLL
     for (int t = 0; t < MT; ++t) {
@@ -374,7 +376,7 @@ decode2WaveTotals(const DecodeGemmArgs &p, int64_t n0, int64_t m0, int64_t kbLo,
             rd, kDecode2TileN + t * Map::kTileM + Map::xRow(lane),
             Map::kOff(lane));
       });
-      typename Wave::template Lanes<DecodeAcc> part = W.mma(a, b);
+      typename Wave::template Lanes<DecodeAcc> part = W.mma(wp, b);
       W.each([&](int lane) {
         // The lane's kAccRows distinct activation rows of tile t, each
         // scale product once (rows past M: decode2ScaleStream).
