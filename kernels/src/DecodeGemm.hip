@@ -46,8 +46,13 @@ __device__ inline uint32_t decodeE4m3x2ToF16x2(uint16_t v) {
 }
 #endif
 
-#if defined(FP8Q_DECODE_NV) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
-/// Hopper: the f16 matrix step (DecodeWF16, DecodeGemm.h).
+/// 1: on Hopper (sm_90) the f16 matrix step (DecodeWF16, DecodeGemm.h)
+/// instead of the e4m3 mma.sync that ptxas emulates there; 0: e4m3.
+#ifndef FP8Q_DECODE_SM90_F16
+#define FP8Q_DECODE_SM90_F16 1
+#endif
+#if defined(FP8Q_DECODE_NV) && defined(__CUDA_ARCH__) &&                       \
+    __CUDA_ARCH__ == 900 && FP8Q_DECODE_SM90_F16
 #define FP8Q_DECODE_NV_F16 1
 #endif
 
