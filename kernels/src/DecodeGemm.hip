@@ -47,9 +47,13 @@ __device__ inline uint32_t decodeE4m3x2ToF16x2(uint16_t v) {
 #endif
 
 /// 1: on Hopper (sm_90) the f16 matrix step (DecodeWF16, DecodeGemm.h)
-/// instead of the e4m3 mma.sync that ptxas emulates there; 0: e4m3.
+/// instead of the e4m3 mma.sync that ptxas emulates there; 0 (default):
+/// e4m3. Measured on the H100 (bench/results/s20/h100-ab-base-e4m3-f16.txt,
+/// bench/RESULTS.md): the f16 step was no faster (0-5% slower on most
+/// shapes, the compiled GLM-5 step 1.5-2.3% slower), so ptxas's emulation
+/// already shares the conversions.
 #ifndef FP8Q_DECODE_SM90_F16
-#define FP8Q_DECODE_SM90_F16 1
+#define FP8Q_DECODE_SM90_F16 0
 #endif
 #if defined(FP8Q_DECODE_NV) && defined(__CUDA_ARCH__) &&                       \
     __CUDA_ARCH__ == 900 && FP8Q_DECODE_SM90_F16

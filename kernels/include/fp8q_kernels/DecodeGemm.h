@@ -146,10 +146,11 @@ FP8Q_HOSTDEV inline void decodeNvRegs(const DecodeWFrag<DecodeMapNv> &a,
 /// A lane's weight bytes of one K block as 16-bit pairs, each converted by
 /// `cvt` (e4m3x2 -> f16x2 on the GPU): h[r][2 i + e] = cvt(bytes 2 e,
 /// 2 e + 1 of word i of row r). Hopper (sm_90) has no FP8 mma.sync (ptxas
-/// emulates sm_89's m16n8k32 e4m3 by converting both fragments inside
-/// every instruction), so there the weight is converted once per K block
-/// for all m tiles and the native m16n8k16 f16 instruction runs once per
-/// word (DecodeGemm.hip).
+/// emulates sm_89's m16n8k32 e4m3 through f16); with
+/// FP8Q_DECODE_SM90_F16=1 (DecodeGemm.hip) the weight is converted here
+/// once per K block for all m tiles and the native m16n8k16 f16
+/// instruction runs once per word. Measured no faster than the emulation
+/// on the H100 (bench/RESULTS.md), so off by default.
 struct DecodeWF16 {
   uint32_t h[DecodeMapNv::kWRows][16];
 };
