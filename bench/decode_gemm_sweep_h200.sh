@@ -25,18 +25,17 @@ command -v "$NVCC" >/dev/null || NVCC=/usr/local/cuda/bin/nvcc
 SHAPES=${SHAPES:-6144x2048,2048x2048,4096x6144,24576x1536}
 MS=${MS:-1,16,64}
 ITERS=${ITERS:-15}
-# The issue-21 v2 diagnosis (bench/RESULTS.md): one hypothesis per config.
-#  base:   the current default (ceil splits to 2 blocks/SM, MIN_KB 2).
-#  nosplit: no split-K (the fix-up's serialized tail and the tiny per-split
-#          K ranges gone; fewer blocks).
-#  minkb8: split only into ranges of >= 8 K blocks (the ring reaches steady
-#          state; K = 2048 splits at most 2 ways).
-#  floor:  splits rounded down so tiles * splits <= 2 blocks/SM (no partial
-#          second wave of the 2-resident m32/m64 variants).
-#  sclds:  block scales staged in the LDS ring (no dependent global scale
-#          load per stage).
-#  best:   sclds + minkb8 + floor.
-CONFIGS=${CONFIGS:-"base:;nosplit:-DFP8Q_DECODE2_MAX_SPLITS=1;minkb8:-DFP8Q_DECODE2_MIN_KB=8;floor:-DFP8Q_DECODE2_SPLIT_FLOOR=1;sclds:-DFP8Q_DECODE2_SCALES_LDS=1;best:-DFP8Q_DECODE2_SCALES_LDS=1 -DFP8Q_DECODE2_MIN_KB=8 -DFP8Q_DECODE2_SPLIT_FLOOR=1"}
+# One knob per config against the defaults (which since session 20 are the
+# H200 v2 diagnosis' "best": scales in LDS, MIN_KB 8, floor splits;
+# bench/RESULTS.md):
+#  base:    the defaults.
+#  nosplit: no split-K.
+#  kb4:     splits of at least 4 K blocks (faster on 2048 x 2048 and
+#           2112 x 7168 in session 20, slower on small ragged shapes).
+#  ceil:    split count rounded up (a partial second wave of blocks).
+#  gscales: block scales read from global memory after each stage's barrier.
+#  t128:    128-row tiles (8 waves per block).
+CONFIGS=${CONFIGS:-"base:;nosplit:-DFP8Q_DECODE2_MAX_SPLITS=1;kb4:-DFP8Q_DECODE2_MIN_KB=4;ceil:-DFP8Q_DECODE2_SPLIT_FLOOR=0;gscales:-DFP8Q_DECODE2_SCALES_LDS=0;t128:-DFP8Q_DECODE2_TILE_N=128"}
 # The config whose lines also time v1 (DecodeGemm.h) and cuBLAS ("" for
 # none): without --only-v2, its compact lines end "v1 <us> cublas <us>".
 V1TAG=${V1TAG-base}
