@@ -49,9 +49,9 @@ __device__ inline uint32_t decodeE4m3x2ToF16x2(uint16_t v) {
 /// 1: on Hopper (sm_90) the f16 matrix step (DecodeWF16, DecodeGemm.h)
 /// instead of the e4m3 mma.sync that ptxas emulates there; 0 (default):
 /// e4m3. Measured on the H100 (bench/results/s20/h100-ab-base-e4m3-f16.txt,
-/// bench/RESULTS.md): the f16 step was no faster (0-5% slower on most
-/// shapes, the compiled GLM-5 step 1.5-2.3% slower), so ptxas's emulation
-/// already shares the conversions.
+/// bench/RESULTS.md): the f16 step was no faster (slower on most shapes,
+/// up to 11% for the first kernel and 16% for v2; the compiled GLM-5 step
+/// 1.5-2.3% slower), so ptxas's emulation already shares the conversions.
 #ifndef FP8Q_DECODE_SM90_F16
 #define FP8Q_DECODE_SM90_F16 0
 #endif
@@ -380,13 +380,15 @@ template <int R, WLayout L> struct Decode2NvRing {
         st[kW + j].src = nullptr;
     }
   }
+  /// Whether this thread has copy j (an activation copy is absent past M
+  /// or past R * 8 chunks).
+  __device__ bool has(int j) const { return j < kW || st[j].src; }
   /// A stage's copies; Full: the K block lies inside K (no K check, no
   /// src-size select).
   template <bool Full> __device__ void fetchKb(uint8_t *base, int64_t kb) {
     FP8Q_UNROLL
     for (int j = 0; j < kW + kX; ++j) {
-      // An activation copy is absent past M or past R * 8 chunks.
-      if (j >= kW && !st[j].src)
+      if (!has(j))
         continue;
       const int64_t stride = j < kW ? decode2WeightKbStride<L>() : kGroup;
       decode2CpAsync16<Full>(base + st[j].lds,
@@ -405,7 +407,8 @@ template <int R, WLayout L> struct Decode2NvRing {
   }
   __device__ float scale(int slot, int i) const {
     return *reinterpret_cast<const float *>(
-        lds + slot * decode2StageBytes<DecodeMap, R>() + decode2ScaleOffset<R>(i));
+        lds + slot * decode2StageBytes<DecodeMap, R>() +
+        decode2ScaleOffset<R>(i));
   }
   __device__ void land(int, bool) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -525,9 +528,9 @@ __device__ inline void decode2Body(const Decode2Args &a) {
       const int slot = f / (R * kDecode2Chunks), row = (f / kDecode2Chunks) % R,
                 c = f % kDecode2Chunks;
       if (m0 + row >= p.M)
-        *reinterpret_cast<Bytes16 *>(lds + slot * decode2StageBytes<DecodeMap, R>() +
-                                     decode2LdsOffset(kDecode2TileN + row, c)) =
-            Bytes16{};
+        *reinterpret_cast<Bytes16 *>(
+            lds + slot * decode2StageBytes<DecodeMap, R>() +
+            decode2LdsOffset(kDecode2TileN + row, c)) = Bytes16{};
     }
 #if defined(FP8Q_DECODE_NV)
   Decode2NvRing<R, L> ring(lds, p, n0, m0, tid);
